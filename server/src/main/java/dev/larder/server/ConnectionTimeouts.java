@@ -1,0 +1,79 @@
+package dev.larder.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Enforces {@code --read-timeout} (a request must arrive whole within it, so a client trickling bytes cannot hold a
+ * connection) and {@code --idle-timeout} (keep-alive connections with nothing to do are closed).
+ *
+ * <p>One periodic check per connection instead of a timer per request: the hot path only stores a timestamp.
+ */
+final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
+
+    private final ConnectionState state;
+    private final long readTimeoutNanos;
+    private final long idleTimeoutNanos;
+    private ScheduledFuture<?> check;
+
+    ConnectionTimeouts(ConnectionState state, long readTimeoutNanos, long idleTimeoutNanos) {
+        this.state = state;
+        this.readTimeoutNanos = readTimeoutNanos;
+        this.idleTimeoutNanos = idleTimeoutNanos;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        long shortest = Math.min(readTimeoutNanos > 0 ? readTimeoutNanos : Long.MAX_VALUE,
+                idleTimeoutNanos > 0 ? idleTimeoutNanos : Long.MAX_VALUE);
+        if (shortest != Long.MAX_VALUE) {
+            long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(shortest / 4,
+                    TimeUnit.SECONDS.toNanos(1)));
+            check = ctx.executor().scheduleAtFixedRate(() -> check(ctx), period, period, TimeUnit.NANOSECONDS);
+        }
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (check != null) {
+            check.cancel(false);
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (msg instanceof ByteBuf) {
+            state.bytesRead(System.nanoTime());
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    private void check(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (readTimeoutNanos > 0 && state.partialSince != 0 && now - state.partialSince > readTimeoutNanos) {
+            check.cancel(false);
+            if (state.busy) {
+                ctx.close();
+            } else {
+                // Sent from the head of the pipeline's encoder onwards: the decoder holds the partial request.
+                ctx.pipeline().writeAndFlush(HttpResponses.closing(HttpResponses.text(
+                        HttpResponseStatus.REQUEST_TIMEOUT, "request not received within --read-timeout")))
+                        .addListener(ChannelFutureListener.CLOSE);
+            }
+        } else if (idleTimeoutNanos > 0 && !state.busy && state.partialSince == 0
+                && now - state.lastActivity > idleTimeoutNanos) {
+            check.cancel(false);
+            ctx.close();
+        }
+    }
+}

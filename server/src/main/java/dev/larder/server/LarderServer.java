@@ -1,0 +1,170 @@
+package dev.larder.server;
+
+import dev.larder.storage.Store;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The data listener: event loops accepting and parsing HTTP, a bounded worker pool running storage calls. Does not
+ * own the store (whoever opened it closes it, after this).
+ *
+ * <p>{@link #close()} shuts down in reverse order of start: stop accepting, refuse new requests, let queued and
+ * running ones finish within {@code --shutdown-timeout}, answer what is left with 503, close the connections once
+ * their last response is written, then stop the event loops and the workers.
+ */
+public final class LarderServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LarderServer.class);
+
+    private final ServerOptions options;
+    private final Transport transport;
+    private final EventLoopGroup eventLoops;
+    private final Offload offload;
+    private final ServerContext context;
+    private final ConnectionLimiter limiter;
+    private final ChannelGroup connections;
+    private final Channel serverChannel;
+    private volatile boolean closed;
+
+    private LarderServer(ServerOptions options, Store store, ServerObserver observer) throws InterruptedException {
+        this.options = options;
+        this.transport = Transport.select(options.transport());
+        this.eventLoops = new MultiThreadIoEventLoopGroup(options.ioThreads(),
+                new DefaultThreadFactory("larder-io", true), transport.ioHandlers());
+        this.offload = Offload.create(options, observer);
+        this.context = new ServerContext(options, store, offload, observer);
+        this.limiter = new ConnectionLimiter(options.maxConnections(), observer);
+        this.connections = new DefaultChannelGroup("larder-connections", GlobalEventExecutor.INSTANCE);
+        LarderServerInitializer initializer = new LarderServerInitializer(context, limiter);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(eventLoops)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(options.writeHighWaterMark() / 2, options.writeHighWaterMark()))
+                .childHandler(new io.netty.channel.ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        connections.add(channel);
+                        channel.pipeline().addLast(initializer);
+                    }
+                });
+        try {
+            this.serverChannel = bootstrap.bind(options.host(), options.port()).sync().channel();
+        } catch (InterruptedException | RuntimeException e) {
+            eventLoops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            offload.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @throws IllegalStateException when the requested transport is unavailable
+     */
+    public static LarderServer start(ServerOptions options, Store store, ServerObserver observer) {
+        try {
+            return new LarderServer(options, store, observer);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while binding", e);
+        }
+    }
+
+    /** The address actually bound (the port is known here when 0 was asked for). */
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    public Transport transport() {
+        return transport;
+    }
+
+    public ServerOptions options() {
+        return options;
+    }
+
+    /** The event loops, for metrics binders. */
+    public EventLoopGroup eventLoops() {
+        return eventLoops;
+    }
+
+    /** Requests waiting per worker right now (empty in synchronous mode). */
+    public int[] pendingPerWorker() {
+        return offload.pendingPerWorker();
+    }
+
+    /** Connections open right now. */
+    public int openConnections() {
+        return limiter.open();
+    }
+
+    /** Serving and not shutting down. */
+    public boolean ready() {
+        return !closed && serverChannel.isActive() && !context.shuttingDown();
+    }
+
+    /** One line with the effective configuration, for the startup log. */
+    public String describe() {
+        String pool = options.synchronous()
+                ? "workers=0 (synchronous: storage on the event loop)"
+                : "workers=" + options.workers() + " queue=" + options.queueSize() + "/worker (capacity "
+                        + options.queueCapacity() + ") rejection=" + options.rejection().flag()
+                        + (options.maxQueueDelay().isZero() ? "" : " max-queue-delay=" + options.maxQueueDelay());
+        InetSocketAddress address = localAddress();
+        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + " " + pool
+                + " listening on http://" + address.getHostString() + ":" + address.getPort();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long deadline = System.nanoTime() + options.shutdownTimeout().toNanos();
+        context.beginShutdown();
+        serverChannel.close().syncUninterruptibly();
+        offload.drain(options.shutdownTimeout());
+        for (Channel channel : connections) {
+            RequestDispatcher dispatcher = channel.pipeline().get(RequestDispatcher.class);
+            if (dispatcher != null) {
+                channel.eventLoop().execute(dispatcher::closeWhenIdle);
+            } else {
+                channel.close();
+            }
+        }
+        // Responses already handed to the event loops get written before the loops stop.
+        long grace = Math.max(deadline - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(500));
+        long until = System.nanoTime() + grace;
+        while (!connections.isEmpty() && System.nanoTime() - until < 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        offload.close();
+        log.info("data listener stopped");
+    }
+
+    /** For tests and the CLI: how long {@link #close()} may wait for requests in progress. */
+    public Duration shutdownTimeout() {
+        return options.shutdownTimeout();
+    }
+}

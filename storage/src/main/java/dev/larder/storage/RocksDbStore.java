@@ -1,0 +1,349 @@
+package dev.larder.storage;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.StampedLock;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Statistics;
+import org.rocksdb.StatsLevel;
+import org.rocksdb.Status;
+import org.rocksdb.TickerType;
+import org.rocksdb.WriteOptions;
+
+/**
+ * {@link Store} on an embedded RocksDB. Owns every native handle it creates and releases them in reverse order of
+ * creation on {@link #close()}.
+ *
+ * <p>Every operation holds a read stamp of {@link #lifecycle}; {@code close()} takes the write stamp. That makes a
+ * call racing with shutdown fail with a {@link StoreException} instead of touching freed native memory, which in
+ * RocksJava would crash the JVM. A {@link StampedLock} read stamp is one CAS and no thread-local bookkeeping.
+ */
+public final class RocksDbStore implements Store, StoreStats {
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final StampedLock lifecycle = new StampedLock();
+    private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
+    private final Statistics statistics;
+    private final LRUCache blockCache;
+    private final BloomFilter bloomFilter;
+    private final Options options;
+    private final WriteOptions writeOptions;
+    private final ReadOptions pointReadOptions;
+    private final ReadOptions scanReadOptions;
+    private final RocksDB db;
+    private volatile boolean closed;
+
+    private RocksDbStore(StoreOptions storeOptions) throws RocksDBException {
+        statistics = storeOptions.statistics() ? new Statistics() : null;
+        if (statistics != null) {
+            // Per-call timers cost more than the metrics are worth; tickers and histograms stay.
+            statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
+        }
+        blockCache = new LRUCache(storeOptions.blockCacheBytes());
+        bloomFilter = new BloomFilter(10, false);
+        BlockBasedTableConfig table = new BlockBasedTableConfig()
+                .setBlockCache(blockCache)
+                .setFilterPolicy(bloomFilter)
+                // Index and filter blocks live in the block cache so memory stays bounded by --block-cache;
+                // L0 ones are pinned because every point lookup consults them.
+                .setCacheIndexAndFilterBlocks(true)
+                .setPinL0FilterAndIndexBlocksInCache(true)
+                .setBlockSize(16 * 1024);
+        int cores = Runtime.getRuntime().availableProcessors();
+        options = new Options()
+                .setCreateIfMissing(true)
+                .setTableFormatConfig(table)
+                .setIncreaseParallelism(Math.max(2, cores))
+                .setMaxBackgroundJobs(Math.max(2, cores))
+                .setCompressionType(CompressionType.LZ4_COMPRESSION)
+                .setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
+                // A small bloom filter over each memtable answers most misses without a binary search.
+                .setMemtablePrefixBloomSizeRatio(0.02)
+                .setMemtableWholeKeyFiltering(true)
+                .setBytesPerSync(1 << 20)
+                .setKeepLogFileNum(5);
+        if (statistics != null) {
+            options.setStatistics(statistics);
+        }
+        writeOptions = new WriteOptions().setSync(storeOptions.syncWrites());
+        pointReadOptions = new ReadOptions();
+        // A range scan would evict the hot point-lookup working set from the cache; it reads around it instead.
+        scanReadOptions = new ReadOptions().setFillCache(false);
+        try {
+            db = RocksDB.open(options, storeOptions.dataDir().toString());
+        } catch (RocksDBException e) {
+            releaseOptions();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens (creating when missing) the database in {@code options.dataDir()}.
+     *
+     * @throws StoreException when the directory cannot be created, is locked by another process, or is corrupt
+     */
+    public static RocksDbStore open(StoreOptions options) {
+        try {
+            Files.createDirectories(options.dataDir());
+        } catch (IOException e) {
+            throw new StoreException("open", "cannot create data directory " + options.dataDir() + ": " + e, e, false);
+        }
+        try {
+            return new RocksDbStore(options);
+        } catch (RocksDBException e) {
+            String message = String.valueOf(e.getMessage());
+            if (message.contains("LOCK")) {
+                throw new StoreException("open", "data directory " + options.dataDir().toAbsolutePath()
+                        + " is already in use by another process (" + message + ")", e, false);
+            }
+            throw wrap("open", e);
+        }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        long stamp = enter("get");
+        try {
+            return db.get(pointReadOptions, key);
+        } catch (RocksDBException e) {
+            throw wrap("get", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+        long stamp = enter("put");
+        try {
+            db.put(writeOptions, key, value);
+        } catch (RocksDBException e) {
+            throw wrap("put", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public void delete(byte[] key) {
+        long stamp = enter("delete");
+        try {
+            db.delete(writeOptions, key);
+        } catch (RocksDBException e) {
+            throw wrap("delete", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public RangeCursor range(byte[] start, byte[] end) {
+        long stamp = enter("range");
+        try {
+            Cursor cursor = new Cursor(db.newIterator(scanReadOptions), start, end);
+            openCursors.add(cursor);
+            return cursor;
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public StoreStats stats() {
+        return this;
+    }
+
+    @Override
+    public OptionalLong property(String name) {
+        long stamp = lifecycle.readLock();
+        try {
+            if (closed) {
+                return OptionalLong.empty();
+            }
+            return OptionalLong.of(db.getLongProperty(name));
+        } catch (RocksDBException e) {
+            return OptionalLong.empty();
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public OptionalLong ticker(String name) {
+        if (statistics == null) {
+            return OptionalLong.empty();
+        }
+        TickerType type;
+        try {
+            type = TickerType.valueOf(name);
+        } catch (IllegalArgumentException e) {
+            return OptionalLong.empty();
+        }
+        long stamp = lifecycle.readLock();
+        try {
+            return closed ? OptionalLong.empty() : OptionalLong.of(statistics.getTickerCount(type));
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /**
+     * Syncs the WAL, closes open cursors, the database, then its options and caches. Waits for calls in progress.
+     */
+    @Override
+    public void close() {
+        long stamp = lifecycle.writeLock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (Cursor cursor : openCursors) {
+                cursor.release();
+            }
+            openCursors.clear();
+            StoreException failure = null;
+            try {
+                db.syncWal();
+            } catch (RocksDBException e) {
+                failure = wrap("close", e);
+            }
+            try {
+                db.closeE();
+            } catch (RocksDBException e) {
+                if (failure == null) {
+                    failure = wrap("close", e);
+                }
+            }
+            releaseOptions();
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            lifecycle.unlockWrite(stamp);
+        }
+    }
+
+    private void releaseOptions() {
+        scanReadOptions.close();
+        pointReadOptions.close();
+        writeOptions.close();
+        options.close();
+        bloomFilter.close();
+        blockCache.close();
+        if (statistics != null) {
+            statistics.close();
+        }
+    }
+
+    private long enter(String operation) {
+        long stamp = lifecycle.readLock();
+        if (closed) {
+            lifecycle.unlockRead(stamp);
+            throw new StoreException(operation, "store is closed", null, false);
+        }
+        return stamp;
+    }
+
+    private static StoreException wrap(String operation, RocksDBException e) {
+        Status status = e.getStatus();
+        boolean noSpace = status != null && status.getSubCode() == Status.SubCode.NoSpace;
+        String reason = status != null && status.getState() != null ? status.getState() : String.valueOf(e.getMessage());
+        if (status != null) {
+            reason = status.getCodeString() + ": " + reason;
+        }
+        return new StoreException(operation, reason.replace('\n', ' '), e, noSpace);
+    }
+
+    private final class Cursor implements RangeCursor {
+        private final RocksIterator iterator;
+        private final byte[] end;
+        private boolean started;
+        private boolean released;
+        private byte[] key;
+        private byte[] value;
+
+        Cursor(RocksIterator iterator, byte[] start, byte[] end) {
+            this.iterator = iterator;
+            this.end = end;
+            iterator.seek(start);
+        }
+
+        @Override
+        public boolean next() {
+            long stamp = enter("range");
+            try {
+                if (released) {
+                    return false;
+                }
+                if (started) {
+                    iterator.next();
+                }
+                started = true;
+                if (!iterator.isValid()) {
+                    iterator.status();
+                    key = null;
+                    value = null;
+                    return false;
+                }
+                byte[] k = iterator.key();
+                if (end != null && Arrays.compareUnsigned(k, end) >= 0) {
+                    key = null;
+                    value = null;
+                    return false;
+                }
+                key = k;
+                value = iterator.value();
+                return true;
+            } catch (RocksDBException e) {
+                throw wrap("range", e);
+            } finally {
+                lifecycle.unlockRead(stamp);
+            }
+        }
+
+        @Override
+        public byte[] key() {
+            return key;
+        }
+
+        @Override
+        public byte[] value() {
+            return value;
+        }
+
+        @Override
+        public void close() {
+            long stamp = lifecycle.readLock();
+            try {
+                if (!closed && openCursors.remove(this)) {
+                    release();
+                }
+            } finally {
+                lifecycle.unlockRead(stamp);
+            }
+        }
+
+        private void release() {
+            if (!released) {
+                released = true;
+                iterator.close();
+            }
+        }
+    }
+}

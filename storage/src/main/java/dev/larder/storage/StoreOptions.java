@@ -1,0 +1,31 @@
+package dev.larder.storage;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How the store is opened.
+ *
+ * @param dataDir           directory holding the database; created when missing
+ * @param blockCacheBytes   size of the shared block cache (data, index and filter blocks)
+ * @param syncWrites        {@code true}: fsync the write-ahead log before a write is acknowledged (survives a
+ *                          machine crash); {@code false}: a write is acknowledged once it is in the WAL in the OS
+ *                          page cache (survives a process crash)
+ * @param statistics        collect engine tickers (a small cost on every operation)
+ */
+public record StoreOptions(Path dataDir, long blockCacheBytes, boolean syncWrites, boolean statistics) {
+
+    public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
+
+    public StoreOptions {
+        Objects.requireNonNull(dataDir, "dataDir");
+        if (blockCacheBytes < 0) {
+            throw new IllegalArgumentException("blockCacheBytes: " + blockCacheBytes + " (expected: >= 0)");
+        }
+    }
+
+    /** Defaults for {@code dataDir}: 128 MiB block cache, WAL without fsync, statistics on. */
+    public static StoreOptions defaults(Path dataDir) {
+        return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, false, true);
+    }
+}

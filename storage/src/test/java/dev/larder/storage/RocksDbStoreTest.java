@@ -1,0 +1,194 @@
+package dev.larder.storage;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Store contract on a real RocksDB in a temporary directory. */
+class RocksDbStoreTest {
+
+    @TempDir
+    Path dir;
+
+    private RocksDbStore store;
+
+    @BeforeEach
+    void open() {
+        store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db")));
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    @Test
+    void getOfAbsentKeyIsNull() {
+        assertNull(store.get(b("missing")));
+    }
+
+    @Test
+    void putThenGetReturnsExactBytesAndUpserts() {
+        byte[] key = {0, (byte) 0xff, 10, 13, 'k'};
+        byte[] value = {(byte) 0x80, 0, 1, 2};
+        store.put(key, value);
+        assertArrayEquals(value, store.get(key));
+        store.put(key, b("second"));
+        assertArrayEquals(b("second"), store.get(key));
+    }
+
+    @Test
+    void emptyValueIsAValueNotAnAbsence() {
+        store.put(b("e"), new byte[0]);
+        assertArrayEquals(new byte[0], store.get(b("e")));
+    }
+
+    @Test
+    void deleteRemovesAndDeletingAbsentKeyIsFine() {
+        store.put(b("d"), b("v"));
+        store.delete(b("d"));
+        assertNull(store.get(b("d")));
+        store.delete(b("never-there"));
+    }
+
+    @Test
+    void rangeIsAscendingUnsignedHalfOpen() {
+        for (String k : List.of("a", "b", "c", "d")) {
+            store.put(b(k), b("v" + k));
+        }
+        store.put(new byte[] {(byte) 0xf0}, b("high"));
+        assertEquals(List.of("b", "c"), keys(store.range(b("b"), b("d"))));
+        assertEquals(5, keys(store.range(b("a"), null)).size());
+        // 0xf0 sorts after ASCII as an unsigned byte.
+        List<String> all = keys(store.range(b("c"), null));
+        assertEquals(3, all.size());
+        assertEquals("c", all.get(0));
+        assertTrue(keys(store.range(b("x"), b("y"))).isEmpty());
+    }
+
+    @Test
+    void rangeValuesMatchKeys() {
+        store.put(b("k1"), b("one"));
+        store.put(b("k2"), b("two"));
+        try (RangeCursor cursor = store.range(b("k"), null)) {
+            assertTrue(cursor.next());
+            assertArrayEquals(b("k1"), cursor.key());
+            assertArrayEquals(b("one"), cursor.value());
+            assertTrue(cursor.next());
+            assertArrayEquals(b("two"), cursor.value());
+            assertFalse(cursor.next());
+        }
+    }
+
+    @Test
+    void dataSurvivesReopen() {
+        store.put(b("durable"), b("yes"));
+        store.delete(b("durable-gone"));
+        store.close();
+        store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db")));
+        assertArrayEquals(b("yes"), store.get(b("durable")));
+    }
+
+    @Test
+    void syncModeWritesAndReads() {
+        store.close();
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("sync"), 8 << 20, true, false));
+        store.put(b("s"), b("synced"));
+        assertArrayEquals(b("synced"), store.get(b("s")));
+        assertTrue(store.stats().ticker("BLOCK_CACHE_HIT").isEmpty(), "statistics off means no tickers");
+    }
+
+    @Test
+    void secondOpenOfSameDirectoryFailsClearly() {
+        StoreException e = assertThrows(StoreException.class,
+                () -> RocksDbStore.open(StoreOptions.defaults(dir.resolve("db"))));
+        assertTrue(e.getMessage().contains("already in use"), e.getMessage());
+    }
+
+    @Test
+    void missingDirectoryIsCreated() {
+        Path nested = dir.resolve("a/b/c");
+        try (RocksDbStore other = RocksDbStore.open(StoreOptions.defaults(nested))) {
+            other.put(b("x"), b("y"));
+        }
+        assertTrue(Files.isDirectory(nested));
+    }
+
+    @Test
+    void callsAfterCloseFailInsteadOfCrashing() {
+        RangeCursor cursor = store.range(b("a"), null);
+        store.close();
+        assertThrows(StoreException.class, () -> store.get(b("a")));
+        assertThrows(StoreException.class, cursor::next);
+        cursor.close();
+        assertTrue(store.stats().property("rocksdb.estimate-num-keys").isEmpty());
+        store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db2")));
+    }
+
+    @Test
+    void statsReportKeysAndTickers() {
+        for (int i = 0; i < 100; i++) {
+            store.put(b("key" + i), b("v"));
+        }
+        assertTrue(store.stats().property("rocksdb.estimate-num-keys").orElse(0) > 0);
+        assertTrue(store.stats().ticker("BYTES_WRITTEN").orElse(0) > 0);
+        assertTrue(store.stats().property("no-such-property").isEmpty());
+        assertTrue(store.stats().ticker("NO_SUCH_TICKER").isEmpty());
+    }
+
+    @Test
+    void concurrentWritersAllLand() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < 500; i++) {
+                        store.put(b(thread + ":" + i), b(Integer.toString(i)));
+                    }
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int t = 0; t < 4; t++) {
+            for (int i = 0; i < 500; i++) {
+                assertArrayEquals(b(Integer.toString(i)), store.get(b(t + ":" + i)));
+            }
+        }
+    }
+
+    private static List<String> keys(RangeCursor cursor) {
+        List<String> keys = new ArrayList<>();
+        try (cursor) {
+            while (cursor.next()) {
+                keys.add(new String(cursor.key(), UTF_8));
+            }
+        }
+        return keys;
+    }
+}
