@@ -5,11 +5,27 @@ import dev.larder.server.RejectionMode;
 import dev.larder.server.ServerObserver;
 import dev.larder.server.ServerOptions;
 import dev.larder.server.TransportKind;
+import dev.larder.server.admin.AdminEndpoint;
+import dev.larder.server.admin.AdminOptions;
+import dev.larder.server.admin.AdminServer;
+import dev.larder.server.admin.AsyncProfilerLoader;
+import dev.larder.server.admin.HealthCheck;
+import dev.larder.server.admin.LiveEndpoint;
+import dev.larder.server.admin.MetricsEndpoint;
+import dev.larder.server.admin.ProfileEndpoint;
+import dev.larder.server.admin.ReadyEndpoint;
+import dev.larder.server.metrics.LarderMeters;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreException;
 import dev.larder.storage.StoreOptions;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,9 +143,21 @@ public final class ServeCommand implements Callable<Integer> {
                     + "client that does not read cannot make it buffer without bound (default: ${DEFAULT-VALUE}).")
     long writeHighWaterMark;
 
+    @Option(names = "--admin-port", defaultValue = "${env:LARDER_ADMIN_PORT:-8081}",
+            description = "Admin port on the same --host: /metrics, /health/live, /health/ready, /debug/profile. "
+                    + "Served by its own event loop, so it answers while the data port is saturated "
+                    + "(default: ${DEFAULT-VALUE}; 0 = no admin listener).")
+    int adminPort;
+
+    @Option(names = "--metrics", defaultValue = "${env:LARDER_METRICS:-true}", fallbackValue = "true", arity = "0..1",
+            description = "Record metrics and serve them on /metrics (default: ${DEFAULT-VALUE}). --metrics=false "
+                    + "records nothing (to measure what recording costs); /metrics then answers 404.")
+    boolean metrics;
+
     @Override
     public Integer call() {
         ServerOptions serverOptions = serverOptions();
+        checkAdminPort();
         StoreOptions storeOptions = new StoreOptions(dataDir, blockCache, sync, true);
         RocksDbStore store;
         try {
@@ -138,25 +166,79 @@ public final class ServeCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("larder: cannot open store: " + e.getMessage());
             return 1;
         }
+        PrometheusMeterRegistry registry = metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
+        LarderMeters meters = registry != null ? new LarderMeters(registry) : null;
         LarderServer server;
         try {
-            server = LarderServer.start(serverOptions, store, ServerObserver.NOOP);
+            server = LarderServer.start(serverOptions, store, meters != null ? meters.observer() : ServerObserver.NOOP);
         } catch (RuntimeException e) {
-            store.close();
+            closeAll(null, meters, store);
             spec.commandLine().getErr().println("larder: cannot start: " + e.getMessage());
             return 1;
         }
+        if (meters != null) {
+            meters.bindServer(server);
+            meters.bindStore(store.stats());
+        }
+        ReadyEndpoint ready = new ReadyEndpoint(List.of(
+                () -> server.ready() ? Optional.empty() : Optional.of("data listener not serving"),
+                storeOpen(store)));
+        AdminServer admin = null;
+        if (adminPort != 0) {
+            try {
+                admin = AdminServer.start(new AdminOptions(host, adminPort), server.transport(),
+                        adminEndpoints(registry, ready));
+            } catch (RuntimeException e) {
+                server.close();
+                closeAll(null, meters, store);
+                spec.commandLine().getErr().println("larder: cannot start the admin listener on " + host + ":"
+                        + adminPort + ": " + e.getMessage());
+                return 1;
+            }
+        }
         ShutdownSignal signal = ShutdownSignal.install();
-        log.info("larder started: {} durability={} data-dir={} block-cache={}MiB",
-                server.describe(), sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
+        log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB",
+                server.describe(), admin != null ? admin.describe() : "admin off (--admin-port 0)",
+                metrics ? "on" : "off (--metrics=false)",
+                sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
                 dataDir.toAbsolutePath().normalize(), blockCache >> 20);
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
-        // Reverse order of start: the listener drains and stops before the store it writes to is closed.
+        // Not ready first, so load balancers stop sending while the data port still answers what is in flight.
+        ready.beginShutdown();
+        // Then reverse order of start: the data listener drains and stops; the admin listener (which scrapes the
+        // store's gauges) and the meters go before the store they read is closed.
         server.close();
-        store.close();
+        closeAll(admin, meters, store);
         log.info("larder stopped");
         return 0;
+    }
+
+    private static HealthCheck storeOpen(RocksDbStore store) {
+        // A closed store answers no property: this is a real call into the engine, not a flag.
+        return () -> store.stats().property("rocksdb.estimate-num-keys").isPresent()
+                ? Optional.empty() : Optional.of("store closed");
+    }
+
+    private static Map<String, AdminEndpoint> adminEndpoints(PrometheusMeterRegistry registry, ReadyEndpoint ready) {
+        Map<String, AdminEndpoint> endpoints = new LinkedHashMap<>();
+        if (registry != null) {
+            endpoints.put("/metrics", new MetricsEndpoint(registry));
+        }
+        endpoints.put("/health/live", new LiveEndpoint());
+        endpoints.put("/health/ready", ready);
+        endpoints.put("/debug/profile", new ProfileEndpoint(new AsyncProfilerLoader()));
+        return endpoints;
+    }
+
+    private static void closeAll(AdminServer admin, LarderMeters meters, RocksDbStore store) {
+        if (admin != null) {
+            admin.close();
+        }
+        if (meters != null) {
+            meters.close();
+        }
+        store.close();
     }
 
     ServerOptions serverOptions() {
@@ -181,6 +263,16 @@ public final class ServeCommand implements Callable<Integer> {
                     .build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+        }
+    }
+
+    private void checkAdminPort() {
+        if (adminPort < 0 || adminPort > 65535) {
+            throw new ParameterException(spec.commandLine(), "--admin-port: " + adminPort + " (expected: 0..65535)");
+        }
+        if (adminPort != 0 && adminPort == port) {
+            throw new ParameterException(spec.commandLine(), "--admin-port: " + adminPort
+                    + " (expected: a port other than --port " + port + ")");
         }
     }
 

@@ -19,10 +19,12 @@ import java.util.regex.Pattern;
 public final class LarderProcess implements AutoCloseable {
 
     private static final Pattern LISTENING = Pattern.compile("listening on http://([^:\\s]+):(\\d+)");
+    private static final Pattern ADMIN = Pattern.compile("admin on http://([^:\\s]+):(\\d+)");
 
     private final Process process;
     private final Path log;
     private int port = -1;
+    private int adminPort = -1;
 
     private LarderProcess(Process process, Path log) {
         this.process = process;
@@ -38,9 +40,16 @@ public final class LarderProcess implements AutoCloseable {
         return Path.of(jar);
     }
 
-    /** Starts {@code serve --port 0 --data-dir dataDir args...} and waits until it listens. */
+    /**
+     * Starts {@code serve --port 0 --data-dir dataDir args...} and waits until it listens. The admin listener is off
+     * ({@code --admin-port 0}) unless {@code args} set {@code --admin-port}: its default port would collide between
+     * tests.
+     */
     public static LarderProcess serve(Path dataDir, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
+        if (!List.of(args).contains("--admin-port")) {
+            command.addAll(List.of("--admin-port", "0"));
+        }
         command.addAll(List.of(args));
         LarderProcess larder = run(command.toArray(String[]::new));
         larder.awaitListening(Duration.ofSeconds(60));
@@ -68,6 +77,10 @@ public final class LarderProcess implements AutoCloseable {
             Matcher m = LISTENING.matcher(output());
             if (m.find()) {
                 port = Integer.parseInt(m.group(2));
+                Matcher admin = ADMIN.matcher(output());
+                if (admin.find()) {
+                    adminPort = Integer.parseInt(admin.group(2));
+                }
                 return;
             }
             if (!process.isAlive()) {
@@ -85,6 +98,18 @@ public final class LarderProcess implements AutoCloseable {
 
     public String baseUrl() {
         return "http://127.0.0.1:" + port;
+    }
+
+    /** The admin port from the startup line; -1 when the admin listener is off. */
+    public int adminPort() {
+        return adminPort;
+    }
+
+    public String adminUrl() {
+        if (adminPort < 0) {
+            throw new IllegalStateException("the admin listener is off (pass --admin-port)");
+        }
+        return "http://127.0.0.1:" + adminPort;
     }
 
     public long pid() {

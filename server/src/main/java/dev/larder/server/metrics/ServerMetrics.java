@@ -1,0 +1,59 @@
+package dev.larder.server.metrics;
+
+import dev.larder.server.LarderServer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
+
+/**
+ * Gauges read from a running {@link LarderServer}: queue depth per worker and in total, queue capacity, open
+ * connections, and (through Micrometer's Netty binder) the event loops' pending tasks. Read at scrape time only.
+ */
+public final class ServerMetrics implements MeterBinder {
+
+    private final LarderServer server;
+
+    public ServerMetrics(LarderServer server) {
+        this.server = server;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        int workers = server.pendingPerWorker().length;
+        for (int i = 0; i < workers; i++) {
+            int worker = i;
+            Gauge.builder("larder.worker.pending", server, s -> pendingOf(s, worker))
+                    .description("Requests waiting in one worker's queue")
+                    .tag("worker", Integer.toString(worker))
+                    .strongReference(true)
+                    .register(registry);
+        }
+        Gauge.builder("larder.queue.pending", server, ServerMetrics::pendingTotal)
+                .description("Requests waiting in all worker queues")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("larder.queue.capacity", server, s -> s.options().queueCapacity())
+                .description("Requests all worker queues can hold (workers x --queue-size; 0 in synchronous mode)")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("larder.connections.active", server, LarderServer::openConnections)
+                .description("Connections open on the data port")
+                .strongReference(true)
+                .register(registry);
+        new NettyEventExecutorMetrics(server.eventLoops()).bindTo(registry);
+    }
+
+    private static double pendingOf(LarderServer server, int worker) {
+        int[] pending = server.pendingPerWorker();
+        return worker < pending.length ? pending[worker] : Double.NaN;
+    }
+
+    private static double pendingTotal(LarderServer server) {
+        long total = 0;
+        for (int pending : server.pendingPerWorker()) {
+            total += pending;
+        }
+        return total;
+    }
+}
