@@ -1,0 +1,261 @@
+package dev.larder.server.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.larder.server.LarderServer;
+import dev.larder.server.ServerOptions;
+import dev.larder.server.Transport;
+import dev.larder.server.TransportKind;
+import dev.larder.server.metrics.LarderMeters;
+import dev.larder.storage.RangeCursor;
+import dev.larder.storage.RocksDbStore;
+import dev.larder.storage.Store;
+import dev.larder.storage.StoreOptions;
+import dev.larder.storage.StoreStats;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The admin listener on real sockets beside a real data listener, store and registry. */
+class AdminServerTest {
+
+    @TempDir
+    Path dir;
+
+    private final CountDownLatch storageGate = new CountDownLatch(1);
+    private final AtomicBoolean gateGets = new AtomicBoolean();
+    private RocksDbStore store;
+    private LarderMeters meters;
+    private LarderServer server;
+    private ReadyEndpoint ready;
+    private AdminServer admin;
+    private final AtomicBoolean healthy = new AtomicBoolean(true);
+
+    private void start(int workers, int queueSize) {
+        store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("data")));
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        meters = new LarderMeters(registry);
+        ServerOptions options = ServerOptions.builder(2).port(0).ioThreads(1).workers(workers).queueSize(queueSize)
+                .shutdownTimeout(Duration.ofSeconds(2)).build();
+        server = LarderServer.start(options, new GatedStore(store), meters.observer());
+        meters.bindServer(server);
+        meters.bindStore(store.stats());
+        ready = new ReadyEndpoint(List.of(
+                () -> server.ready() ? Optional.empty() : Optional.of("data listener not serving"),
+                () -> healthy.get() ? Optional.empty() : Optional.of("test says no")));
+        Map<String, AdminEndpoint> endpoints = new LinkedHashMap<>();
+        endpoints.put("/metrics", new MetricsEndpoint(registry));
+        endpoints.put("/health/live", new LiveEndpoint());
+        endpoints.put("/health/ready", ready);
+        admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO), endpoints);
+    }
+
+    @AfterEach
+    void stop() {
+        storageGate.countDown();
+        if (admin != null) {
+            admin.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (meters != null) {
+            meters.close();
+        }
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    private String adminUrl(String path) {
+        return "http://127.0.0.1:" + admin.localAddress().getPort() + path;
+    }
+
+    private String dataUrl(String pathAndQuery) {
+        return "http://127.0.0.1:" + server.localAddress().getPort() + pathAndQuery;
+    }
+
+    @Test
+    void metricsInPrometheusTextByDefaultAndOpenMetricsWhenAsked() throws Exception {
+        start(2, 16);
+        HttpResponse<String> put = Http.send(HttpRequest.newBuilder(URI.create(dataUrl("/v0/entity?id=secret-id-1")))
+                .PUT(HttpRequest.BodyPublishers.ofString("v")).build());
+        assertEquals(201, put.statusCode());
+        assertEquals(404, Http.get(dataUrl("/v0/entity?id=absent")).statusCode());
+
+        HttpResponse<String> text = Http.get(adminUrl("/metrics"));
+        assertEquals(200, text.statusCode());
+        assertEquals("text/plain; version=0.0.4; charset=utf-8", text.headers().firstValue("content-type").orElse(""));
+        String body = text.body();
+        assertTrue(body.contains("http_server_requests_seconds_count{method=\"PUT\",outcome=\"SUCCESS\","
+                + "status=\"201\",uri=\"/v0/entity\"} 1"), body);
+        assertTrue(body.contains("status=\"404\",uri=\"/v0/entity\"} 1"), body);
+        assertFalse(body.contains("secret-id-1"), "raw ids must never become tags");
+        for (String series : new String[] {"http_server_requests_seconds_bucket{", "larder_queue_wait_seconds_bucket{",
+                "larder_service_time_seconds_count ", "larder_storage_calls_seconds_count{operation=\"put\"",
+                "larder_rejections_total{", "larder_worker_pending{worker=\"0\"}", "larder_worker_pending{worker=\"1\"}",
+                "larder_queue_pending ", "larder_queue_capacity 32", "larder_connections_active ",
+                "netty_eventexecutor_tasks_pending{", "netty_allocator_memory_used{", "larder_rocksdb_keys_estimate 1",
+                "larder_rocksdb_block_cache_capacity_bytes ", "larder_rocksdb_written_bytes_total ",
+                "jvm_memory_used_bytes{", "jvm_buffer_memory_used_bytes{", "jvm_gc_", "jvm_threads_live_threads ",
+                "jvm_classes_loaded_classes ", "process_cpu_usage ", "process_uptime_seconds "}) {
+            assertTrue(body.contains(series), "missing " + series);
+        }
+
+        HttpResponse<String> open = Http.get(adminUrl("/metrics"),
+                "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1");
+        assertEquals(200, open.statusCode());
+        assertTrue(open.headers().firstValue("content-type").orElse("").startsWith("application/openmetrics-text"));
+        assertTrue(open.body().endsWith("# EOF\n"), "OpenMetrics ends with # EOF");
+    }
+
+    @Test
+    void liveAndReadyAnswerAndReadinessFailsFirstOnShutdown() throws Exception {
+        start(1, 16);
+        assertEquals(200, Http.get(adminUrl("/health/live")).statusCode());
+        assertEquals(200, Http.get(adminUrl("/health/ready")).statusCode());
+
+        healthy.set(false);
+        HttpResponse<String> failing = Http.get(adminUrl("/health/ready"));
+        assertEquals(503, failing.statusCode());
+        assertTrue(failing.body().contains("test says no"), failing.body());
+        healthy.set(true);
+
+        ready.beginShutdown();
+        HttpResponse<String> stopping = Http.get(adminUrl("/health/ready"));
+        assertEquals(503, stopping.statusCode());
+        assertTrue(stopping.body().contains("shutting down"), stopping.body());
+        // The data port still serves while readiness already says go away.
+        assertEquals(404, Http.get(dataUrl("/v0/entity?id=absent")).statusCode());
+        assertEquals(200, Http.get(adminUrl("/health/live")).statusCode());
+
+        server.close();
+        assertTrue(Http.get(adminUrl("/health/ready")).body().contains("data listener not serving"));
+    }
+
+    @Test
+    void unknownPathsAndMethodsAreRefused() throws Exception {
+        start(1, 16);
+        HttpResponse<String> missing = Http.get(adminUrl("/nope"));
+        assertEquals(404, missing.statusCode());
+        assertTrue(missing.body().contains("/metrics"), missing.body());
+        HttpResponse<String> post = Http.send(HttpRequest.newBuilder(URI.create(adminUrl("/metrics")))
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertEquals(405, post.statusCode());
+        assertEquals("GET", post.headers().firstValue("allow").orElse(""));
+    }
+
+    @Test
+    void answersWhileTheDataPortIsSaturatedAndShowsTheOverload() throws Exception {
+        start(1, 16);
+        gateGets.set(true);
+        int sent = 40;
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+        for (int i = 0; i < sent; i++) {
+            responses.add(Http.client().sendAsync(HttpRequest.newBuilder(URI.create(dataUrl("/v0/entity?id=k" + i)))
+                    .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        // One request blocks the only worker, 16 wait in its queue, the rest are refused at once.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int rejected = 0;
+        while (System.nanoTime() < deadline) {
+            rejected = (int) responses.stream().filter(f -> f.isDone() && f.join().statusCode() == 503).count();
+            if (rejected == sent - 17) {
+                break;
+            }
+            Thread.sleep(10);
+        }
+        assertEquals(sent - 17, rejected);
+
+        long started = System.nanoTime();
+        HttpResponse<String> metrics = Http.get(adminUrl("/metrics"));
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertEquals(200, metrics.statusCode());
+        assertTrue(tookMillis < 5_000, "admin answered in " + tookMillis + " ms");
+        assertEquals(200, Http.get(adminUrl("/health/ready")).statusCode());
+        String body = metrics.body();
+        assertEquals(16.0, value(body, "larder_queue_pending"));
+        assertEquals(16.0, value(body, "larder_worker_pending{worker=\"0\"}"));
+        assertEquals(sent - 17.0, value(body, "larder_rejections_total{mode=\"abort\",reason=\"queue_full\"}"));
+        assertEquals(sent - 17.0, value(body,
+                "http_server_requests_seconds_count{method=\"GET\",outcome=\"SERVER_ERROR\",status=\"503\",uri=\"/v0/entity\"}"));
+
+        storageGate.countDown();
+        for (CompletableFuture<HttpResponse<String>> response : responses) {
+            int status = response.get(30, TimeUnit.SECONDS).statusCode();
+            assertTrue(status == 404 || status == 503, "status " + status);
+        }
+    }
+
+    private static double value(String exposition, String series) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(exposition);
+        assertTrue(m.find(), "no series " + series);
+        return Double.parseDouble(m.group(1));
+    }
+
+    /** The real store, except that reads wait for the test to open the gate (when asked to). */
+    private final class GatedStore implements Store {
+        private final Store delegate;
+
+        GatedStore(Store delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public byte[] get(byte[] key) {
+            if (gateGets.get()) {
+                try {
+                    storageGate.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return delegate.get(key);
+        }
+
+        @Override
+        public void put(byte[] key, byte[] value) {
+            delegate.put(key, value);
+        }
+
+        @Override
+        public void delete(byte[] key) {
+            delegate.delete(key);
+        }
+
+        @Override
+        public RangeCursor range(byte[] start, byte[] end) {
+            return delegate.range(start, end);
+        }
+
+        @Override
+        public StoreStats stats() {
+            return delegate.stats();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}

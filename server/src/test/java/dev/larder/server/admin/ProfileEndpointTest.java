@@ -1,0 +1,136 @@
+package dev.larder.server.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.larder.server.Transport;
+import dev.larder.server.TransportKind;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code /debug/profile}'s decisions, over real sockets, with a scripted profiler in place of the native one. */
+class ProfileEndpointTest {
+
+    private final List<String> commands = new CopyOnWriteArrayList<>();
+    private AdminServer admin;
+
+    private void start(Callable<Profiler> loader) {
+        admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
+                Map.of("/debug/profile", new ProfileEndpoint(loader)));
+    }
+
+    @AfterEach
+    void stop() {
+        if (admin != null) {
+            admin.close();
+        }
+    }
+
+    private String url(String query) {
+        return "http://127.0.0.1:" + admin.localAddress().getPort() + "/debug/profile" + query;
+    }
+
+    /** A profiler whose perf-events check answers {@code check}. */
+    private Callable<Profiler> scripted(String check) {
+        return () -> command -> {
+            commands.add(command);
+            if (command.startsWith("check,event=cpu-clock")) {
+                if (check.equals("OK")) {
+                    return "OK\n";
+                }
+                throw new IllegalStateException(check);
+            }
+            if (command.startsWith("flamegraph")) {
+                return "<!DOCTYPE html><html>flame graph</html>";
+            }
+            if (command.startsWith("collapsed")) {
+                return "main;work 7\n";
+            }
+            return "ok\n";
+        };
+    }
+
+    @Test
+    void cpuUsesPerfEventsWhereTheyArePermitted() throws Exception {
+        start(scripted("OK"));
+        HttpResponse<String> response = Http.get(url("?event=cpu&seconds=1"));
+        assertEquals(200, response.statusCode());
+        assertEquals(ProfileEndpoint.HTML, response.headers().firstValue("content-type").orElse(""));
+        assertEquals("perf_events", response.headers().firstValue(ProfileEndpoint.ENGINE_HEADER).orElse(""));
+        assertFalse(response.headers().firstValue(ProfileEndpoint.FALLBACK_HEADER).isPresent());
+        assertTrue(commands.contains("start,event=cpu"), commands.toString());
+        assertTrue(response.body().contains("flame graph"));
+    }
+
+    @Test
+    void cpuFallsBackToItimerWherePerfEventsAreNotPermittedAndSaysSo() throws Exception {
+        start(scripted("Perf events unavailable"));
+        HttpResponse<String> response = Http.get(url("?event=cpu&seconds=1&format=collapsed"));
+        assertEquals(200, response.statusCode());
+        assertEquals("itimer", response.headers().firstValue(ProfileEndpoint.ENGINE_HEADER).orElse(""));
+        String fallback = response.headers().firstValue(ProfileEndpoint.FALLBACK_HEADER).orElse("");
+        assertTrue(fallback.startsWith("itimer") && fallback.contains("Perf events unavailable"), fallback);
+        assertTrue(commands.contains("start,event=itimer"), commands.toString());
+        assertFalse(commands.contains("start,event=cpu"), commands.toString());
+        assertEquals("main;work 7\n", response.body());
+    }
+
+    @Test
+    void allocAndLockAreWeightedByTotals() throws Exception {
+        start(scripted("OK"));
+        assertEquals(200, Http.get(url("?event=alloc&seconds=1")).statusCode());
+        assertTrue(commands.contains("start,event=alloc"), commands.toString());
+        assertTrue(commands.stream().anyMatch(c -> c.startsWith("flamegraph") && c.endsWith(",total")), commands.toString());
+    }
+
+    @Test
+    void oneProfileAtATime() throws Exception {
+        start(scripted("OK"));
+        CompletableFuture<HttpResponse<String>> first = Http.client().sendAsync(
+                HttpRequest.newBuilder(URI.create(url("?event=wall&seconds=2"))).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!commands.contains("start,event=wall") && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        HttpResponse<String> second = Http.get(url("?event=cpu&seconds=1"));
+        assertEquals(409, second.statusCode());
+        assertEquals(200, first.get(10, TimeUnit.SECONDS).statusCode());
+        assertEquals(200, Http.get(url("?event=cpu&seconds=1")).statusCode());
+    }
+
+    @Test
+    void unloadableLibraryIs501WithTheReason() throws Exception {
+        start(() -> {
+            throw new IllegalStateException("async-profiler cannot load on Plan9/mips: no library");
+        });
+        HttpResponse<String> response = Http.get(url("?event=cpu&seconds=1"));
+        assertEquals(501, response.statusCode());
+        assertTrue(response.body().contains("Plan9/mips: no library"), response.body());
+        // Not stuck "running" after a failure.
+        assertEquals(501, Http.get(url("?event=alloc&seconds=1")).statusCode());
+    }
+
+    @Test
+    void badParametersAre400NamingTheParameter() throws Exception {
+        start(scripted("OK"));
+        for (String[] bad : new String[][] {{"?event=heap&seconds=1", "event"}, {"?event=cpu&seconds=0", "seconds"},
+                {"?event=cpu&seconds=301", "seconds"}, {"?event=cpu&seconds=ten", "seconds"},
+                {"?event=cpu&seconds=1&format=svg", "format"}}) {
+            HttpResponse<String> response = Http.get(url(bad[0]));
+            assertEquals(400, response.statusCode(), bad[0]);
+            assertTrue(response.body().startsWith(bad[1] + ":"), response.body());
+        }
+        assertTrue(commands.isEmpty(), "nothing reached the profiler: " + commands);
+    }
+}
