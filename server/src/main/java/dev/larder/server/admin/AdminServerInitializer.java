@@ -14,10 +14,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *   bytes ──▶ idle close ──▶ http codec ──▶ keep-alive ──▶ aggregator ──▶ admin handler ──▶ endpoint
- *             (120 s)                                     (8 KiB: GETs)   (path, GET)      (metrics, health, profile)
+ *             (6 min)                                     (8 KiB: GETs)   (path, GET)      (metrics, health, profile)
  * </pre>
  */
 final class AdminServerInitializer extends ChannelInitializer<Channel> {
+
+    // Longer than the longest profile: a connection waiting for its flame graph is silent, not idle.
+    private static final long IDLE_SECONDS = ProfileRequest.MAX_SECONDS + 60;
 
     private final AdminHandler handler;
 
@@ -28,7 +31,7 @@ final class AdminServerInitializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel channel) {
         ChannelPipeline pipeline = channel.pipeline();
-        pipeline.addLast("idle", new IdleStateHandler(0, 0, 120, TimeUnit.SECONDS) {
+        pipeline.addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS, TimeUnit.SECONDS) {
             @Override
             protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx,
                                        io.netty.handler.timeout.IdleStateEvent evt) {
