@@ -14,12 +14,14 @@ import dev.larder.server.admin.LiveEndpoint;
 import dev.larder.server.admin.MetricsEndpoint;
 import dev.larder.server.admin.ProfileEndpoint;
 import dev.larder.server.admin.ReadyEndpoint;
+import dev.larder.server.metrics.CoarseClock;
 import dev.larder.server.metrics.LarderMeters;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreException;
 import dev.larder.storage.StoreOptions;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -48,6 +50,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger("larder");
     private static final int CORES = Runtime.getRuntime().availableProcessors();
+    private static final Duration METRICS_CLOCK_RESOLUTION = Duration.ofMillis(10);
 
     @Spec
     CommandSpec spec;
@@ -166,8 +169,10 @@ public final class ServeCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("larder: cannot open store: " + e.getMessage());
             return 1;
         }
-        PrometheusMeterRegistry registry = metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
-        LarderMeters meters = registry != null ? new LarderMeters(registry) : null;
+        CoarseClock clock = metrics ? new CoarseClock(METRICS_CLOCK_RESOLUTION) : null;
+        PrometheusMeterRegistry registry = metrics
+                ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
+        LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
         LarderServer server;
         try {
             server = LarderServer.start(serverOptions, store, meters != null ? meters.observer() : ServerObserver.NOOP);

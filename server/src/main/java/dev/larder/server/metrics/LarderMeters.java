@@ -29,12 +29,22 @@ import java.util.List;
 public final class LarderMeters implements AutoCloseable {
 
     private final MeterRegistry registry;
+    private final AutoCloseable clock;
     private final MicrometerObserver observer;
     // Binders stay referenced here: some hold the state of function meters that the registry only keeps weakly.
     private final List<MeterBinder> binders = new ArrayList<>();
 
     public LarderMeters(MeterRegistry registry) {
+        this(registry, null);
+    }
+
+    /**
+     * @param clock the registry's clock when the caller made it for this registry alone (a {@link CoarseClock}):
+     *              closed after the registry; {@code null} when there is none to close
+     */
+    public LarderMeters(MeterRegistry registry, AutoCloseable clock) {
         this.registry = registry;
+        this.clock = clock;
         // Micrometer's default pause detector runs two background threads and, on every record(), updates a shared
         // interval estimator: contended between event loops and workers, and a third of the recording cost. Its only
         // use is to invent samples for JVM pauses, which the GC pause timer already shows directly.
@@ -77,7 +87,7 @@ public final class LarderMeters implements AutoCloseable {
         binders.add(binder);
     }
 
-    /** Stops the GC listener and closes the registry; gauges are not read after this. */
+    /** Stops the GC listener, closes the registry, then its clock; gauges are not read after this. */
     @Override
     public void close() {
         for (MeterBinder binder : binders) {
@@ -90,5 +100,12 @@ public final class LarderMeters implements AutoCloseable {
             }
         }
         registry.close();
+        if (clock != null) {
+            try {
+                clock.close();
+            } catch (Exception e) {
+                // Only stops a daemon thread.
+            }
+        }
     }
 }
