@@ -2,6 +2,7 @@
 # What recording metrics costs: the same closed-loop GET benchmark against the server with --metrics=true and
 # --metrics=false, alternated ROUNDS times, server pinned to core 1 and wrk to core 0 (docs/metrics.md, "Cost").
 # Usage: scripts/metrics-cost.sh [ROUNDS] [SECONDS]   (needs wrk and a built cli/target/larder.jar)
+# Prints one line per run, then the median throughput of each setting and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
@@ -37,7 +38,10 @@ stop
 echo "keys: $keys" >&2
 
 for round in $(seq 1 "$ROUNDS"); do
-  for metrics in true false; do
+  # Alternate which goes first, so drift (compaction settling, other load on the machine) hits both alike.
+  order="true false"
+  [ $((round % 2)) -eq 0 ] && order="false true"
+  for metrics in $order; do
     start "$metrics"
     taskset -c 0 wrk -t1 -c64 -d5s -s "$BENCH/get.lua" "http://127.0.0.1:$PORT" -- "$keys" >/dev/null  # warm-up
     before=$(cpu_ticks)
@@ -46,7 +50,17 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "$result" >&2
     n=$(echo "$result" | requests)
     cpu_us=$(awk -v t=$((after - before)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", t * 1e6 / hz / n}')
-    echo "round=$round metrics=$metrics rps=$(echo "$result" | rps) server_cpu_us_per_request=$cpu_us"
+    echo "round=$round metrics=$metrics rps=$(echo "$result" | rps) server_cpu_us_per_request=$cpu_us" \
+      | tee -a "$DATA/runs.txt"
     stop
   done
 done
+median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+for metrics in true false; do
+  rps_m=$(grep "metrics=$metrics " "$DATA/runs.txt" | sed 's/.*rps=\([0-9.]*\).*/\1/' | median)
+  cpu_m=$(grep "metrics=$metrics " "$DATA/runs.txt" | sed 's/.*request=\([0-9.]*\).*/\1/' | median)
+  echo "median metrics=$metrics rps=$rps_m server_cpu_us_per_request=$cpu_m"
+  eval "rps_$metrics=$rps_m; cpu_$metrics=$cpu_m"
+done
+awk -v on="$rps_true" -v off="$rps_false" -v con="$cpu_true" -v coff="$cpu_false" 'BEGIN {
+  printf "throughput ratio on/off = %.3f; server CPU per request on/off = %.3f\n", on / off, con / coff }'

@@ -3,6 +3,7 @@ package dev.larder.server.admin;
 import dev.larder.server.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -30,8 +31,7 @@ public final class AdminServer implements AutoCloseable {
     private final Channel serverChannel;
     private volatile boolean closed;
 
-    private AdminServer(AdminOptions options, Transport transport, Map<String, AdminEndpoint> endpoints)
-            throws InterruptedException {
+    private AdminServer(AdminOptions options, Transport transport, Map<String, AdminEndpoint> endpoints) {
         this.endpoints = Map.copyOf(endpoints);
         this.eventLoop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("larder-admin", true),
                 transport.ioHandlers());
@@ -41,27 +41,24 @@ public final class AdminServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new AdminServerInitializer(new AdminHandler(this.endpoints)));
-        try {
-            this.serverChannel = bootstrap.bind(options.host(), options.port()).sync().channel();
-        } catch (InterruptedException | RuntimeException e) {
+        // Not sync(): it rethrows the bind failure as an undeclared IOException, which callers could not catch.
+        ChannelFuture bound = bootstrap.bind(options.host(), options.port()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
             eventLoop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-            throw e;
+            Throwable cause = bound.cause();
+            throw new IllegalStateException(cause.getMessage() != null ? cause.getMessage() : cause.toString(), cause);
         }
+        this.serverChannel = bound.channel();
     }
 
     /**
      * Binds {@code options.host():options.port()} with the data listener's {@code transport} and serves
      * {@code endpoints} by exact path.
      *
-     * @throws IllegalStateException when interrupted while binding; a bind failure propagates as Netty reports it
+     * @throws IllegalStateException when the port cannot be bound (in use, not permitted), with the reason
      */
     public static AdminServer start(AdminOptions options, Transport transport, Map<String, AdminEndpoint> endpoints) {
-        try {
-            return new AdminServer(options, transport, endpoints);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while binding the admin port", e);
-        }
+        return new AdminServer(options, transport, endpoints);
     }
 
     /** The address actually bound. */
