@@ -17,7 +17,10 @@ if ! { exec 3<>"/dev/tcp/${host}/${port}"; } 2>/dev/null; then
   echo "unhealthy: nothing accepts connections on ${host}:${port}" >&2
   exit 1
 fi
-printf 'GET /v0/status HTTP/1.0\r\nHost: %s\r\n\r\n' "$host" >&3
+# A server that answers and closes before reading the whole request must not kill the check with SIGPIPE: the
+# answer is read below either way.
+trap '' PIPE
+printf 'GET /v0/status HTTP/1.0\r\nHost: %s\r\n\r\n' "$host" >&3 2>/dev/null
 # A server that accepts but never answers fails here rather than at Docker's --timeout.
 if ! IFS= read -r -t 2 status_line <&3; then
   echo "unhealthy: no answer from ${host}:${port} within 2s" >&2

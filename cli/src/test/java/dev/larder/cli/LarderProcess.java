@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  */
 public final class LarderProcess implements AutoCloseable {
 
-    private static final Pattern LISTENING = Pattern.compile("listening on http://([^:\\s]+):(\\d+)");
+    // The host may be an IPv6 literal ("0:0:0:0:0:0:0:0" for a wildcard bind): the port is after the last colon.
+    private static final Pattern LISTENING = Pattern.compile("listening on http://(\\S+):(\\d+)");
 
     private final Process process;
     private final Path log;

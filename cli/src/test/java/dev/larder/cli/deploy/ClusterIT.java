@@ -198,11 +198,6 @@ class ClusterIT {
     /** One request per key, at most {@link #IN_FLIGHT} at a time over the client's pooled connections. */
     private Map<String, Result> forEach(List<String> keys, Function<String, HttpRequest> request)
             throws InterruptedException {
-        long t0 = System.nanoTime();
-        try { return forEach0(keys, request); } finally { System.err.println("PHASE " + (System.nanoTime() - t0) / 1_000_000 + " ms"); }
-    }
-    private Map<String, Result> forEach0(List<String> keys, Function<String, HttpRequest> request)
-            throws InterruptedException {
         Map<String, Result> results = new ConcurrentHashMap<>();
         Semaphore permits = new Semaphore(IN_FLIGHT);
         List<CompletableFuture<Void>> pending = new ArrayList<>();
