@@ -14,6 +14,7 @@
 # `./mvnw -q -DskipTests package` without the wrapper downloading Maven again.
 FROM maven:3.9.9-eclipse-temurin-21 AS build
 WORKDIR /src
+COPY .mvn/ .mvn/
 COPY pom.xml ./
 COPY storage/ storage/
 COPY server/ server/

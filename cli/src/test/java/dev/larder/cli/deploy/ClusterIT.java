@@ -20,11 +20,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
@@ -41,15 +36,13 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterIT {
 
     private static final int KEYS = 10_000;
-    /** Requests in flight through nginx: enough to keep three nodes busy on two cores, few enough to stay polite. */
-    private static final int IN_FLIGHT = 32;
 
     @TempDir
     Path dir;
 
-    private final ExecutorService httpThreads = Executors.newFixedThreadPool(4);
+    /** For the few single requests; the 10 000-key passes go through {@link BulkHttp}. */
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).executor(httpThreads).build();
+            .connectTimeout(Duration.ofSeconds(5)).build();
     private final List<AutoCloseable> running = new ArrayList<>();
 
     @AfterEach
@@ -57,7 +50,6 @@ class ClusterIT {
         for (AutoCloseable process : running) {
             process.close();
         }
-        httpThreads.shutdownNow();
     }
 
     @Test
@@ -95,18 +87,22 @@ class ClusterIT {
         NginxCluster proxy = NginxCluster.start(nginx, dir.resolve("nginx"), conf, proxyPort);
         running.add(proxy);
         String via = proxy.baseUrl();
+        BulkHttp bulk = new BulkHttp("127.0.0.1", proxyPort);
 
         // Write 10 000 keys through nginx.
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < KEYS; i++) {
             keys.add(String.format("k%05d", i));
         }
-        Map<String, Result> puts = forEach(keys, key -> HttpRequest.newBuilder(entity(via, key))
-                .PUT(HttpRequest.BodyPublishers.ofString(value(key, 1))).build());
-        puts.forEach((key, r) -> assertEquals(201, r.status, () -> "PUT " + key + ": " + r + "\n" + proxy.output()));
+        Map<String, BulkHttp.Response> puts = forEach(bulk, keys, key -> new BulkHttp.Request("PUT", entity(key),
+                value(key, 1).getBytes(StandardCharsets.UTF_8)));
+        puts.forEach((key, r) -> assertEquals(201, r.status(), () -> "PUT " + key + ": " + r + "\n" + proxy.output()));
 
         // Each node, asked directly, holds a fair share, and together exactly the keys written, each once.
         Map<String, Set<String>> owned = ownership(nodes);
+        Map<String, Integer> counts = new TreeMap<>();
+        owned.forEach((service, held) -> counts.put(service, held.size()));
+        System.out.println("ClusterIT: keys per node " + counts);
         Set<String> union = new TreeSet<>();
         owned.forEach((service, held) -> {
             double share = held.size() / (double) KEYS;
@@ -117,7 +113,7 @@ class ClusterIT {
         assertEquals(new TreeSet<>(keys), union);
 
         // Every key reads back through nginx.
-        expectAll(readAll(via, keys), keys, key -> value(key, 1), proxy);
+        expectAll(readAll(bulk, keys), keys, key -> value(key, 1), proxy);
 
         // Ranges are refused with a reason; /v0/status may go to any node.
         HttpResponse<String> range = http.send(HttpRequest.newBuilder(URI.create(via + "/v0/entities?start=k"))
@@ -129,27 +125,28 @@ class ClusterIT {
         String victim = services.get(1);
         nodes.get(victim).kill();
         nodes.get(victim).awaitExit(Duration.ofSeconds(30));
-        Map<String, Result> whileDown = readAll(via, keys);
+        Map<String, BulkHttp.Response> whileDown = readAll(bulk, keys);
         for (String key : keys) {
-            Result r = whileDown.get(key);
+            BulkHttp.Response r = whileDown.get(key);
             if (owned.get(victim).contains(key)) {
-                assertTrue(r.status == 502 || r.status == 503, () -> "GET " + key + " (on the dead node): " + r);
+                assertTrue(r.status() == 502 || r.status() == 503, () -> "GET " + key + " (on the dead node): " + r);
             } else {
-                assertEquals(200, r.status, () -> "GET " + key + " (on a live node): " + r);
-                assertEquals(value(key, 1), r.body, key);
+                assertEquals(200, r.status(), () -> "GET " + key + " (on a live node): " + r);
+                assertEquals(value(key, 1), r.body(), key);
             }
         }
         assertEquals(200, http.send(HttpRequest.newBuilder(URI.create(via + "/v0/status")).build(),
                 HttpResponse.BodyHandlers.discarding()).statusCode(), "status is answered by a live node");
         // A write to a dead node's key fails too, rather than landing on another node.
         String orphan = owned.get(victim).iterator().next();
-        Result lost = send(HttpRequest.newBuilder(entity(via, orphan))
-                .PUT(HttpRequest.BodyPublishers.ofString(value(orphan, 2))).build()).join();
-        assertTrue(lost.status == 502 || lost.status == 503, () -> "PUT " + orphan + " (on the dead node): " + lost);
+        HttpResponse<String> lost = http.send(HttpRequest.newBuilder(URI.create(via + entity(orphan)))
+                .PUT(HttpRequest.BodyPublishers.ofString(value(orphan, 2))).build(), HttpResponse.BodyHandlers.ofString());
+        assertTrue(lost.statusCode() == 502 || lost.statusCode() == 503,
+                () -> "PUT " + orphan + " (on the dead node): " + lost.statusCode() + " " + lost.body());
 
         // Restart it on the same data directory and port: everything reads back, and nothing moved.
         nodes.put(victim, startNode(dataDirs.get(victim), nodes.get(victim).port()));
-        expectAll(readAll(via, keys), keys, key -> value(key, 1), proxy);
+        expectAll(readAll(bulk, keys), keys, key -> value(key, 1), proxy);
         assertEquals(owned, ownership(nodes), "keys moved between nodes while one was down");
     }
 
@@ -182,45 +179,34 @@ class ClusterIT {
         return owned;
     }
 
-    private Map<String, Result> readAll(String base, List<String> keys) throws InterruptedException {
-        return forEach(keys, key -> HttpRequest.newBuilder(entity(base, key)).GET().build());
-    }
-
-    private static void expectAll(Map<String, Result> results, List<String> keys, Function<String, String> expected,
-                                  NginxCluster proxy) {
-        for (String key : keys) {
-            Result r = results.get(key);
-            assertEquals(200, r.status, () -> "GET " + key + ": " + r + "\n" + proxy.output());
-            assertEquals(expected.apply(key), r.body, key);
-        }
-    }
-
-    /** One request per key, at most {@link #IN_FLIGHT} at a time over the client's pooled connections. */
-    private Map<String, Result> forEach(List<String> keys, Function<String, HttpRequest> request)
+    private static Map<String, BulkHttp.Response> readAll(BulkHttp bulk, List<String> keys)
             throws InterruptedException {
-        Map<String, Result> results = new ConcurrentHashMap<>();
-        Semaphore permits = new Semaphore(IN_FLIGHT);
-        List<CompletableFuture<Void>> pending = new ArrayList<>();
+        return forEach(bulk, keys, key -> new BulkHttp.Request("GET", entity(key), null));
+    }
+
+    private static void expectAll(Map<String, BulkHttp.Response> results, List<String> keys,
+                                  Function<String, String> expected, NginxCluster proxy) {
         for (String key : keys) {
-            permits.acquire();
-            pending.add(send(request.apply(key)).thenAccept(r -> {
-                results.put(key, r);
-                permits.release();
-            }));
+            BulkHttp.Response r = results.get(key);
+            assertEquals(200, r.status(), () -> "GET " + key + ": " + r + "\n" + proxy.output());
+            assertEquals(expected.apply(key), r.body(), key);
         }
-        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
-        return results;
     }
 
-    private CompletableFuture<Result> send(HttpRequest request) {
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
-                .handle((response, error) -> error == null
-                        ? new Result(response.statusCode(), response.body())
-                        : new Result(-1, String.valueOf(error)));
+    /** One request per key, through the bulk client; the answers by key. */
+    private static Map<String, BulkHttp.Response> forEach(BulkHttp bulk, List<String> keys,
+                                                          Function<String, BulkHttp.Request> request)
+            throws InterruptedException {
+        List<BulkHttp.Response> responses = bulk.send(keys.stream().map(request).toList());
+        Map<String, BulkHttp.Response> byKey = new HashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            byKey.put(keys.get(i), responses.get(i));
+        }
+        return byKey;
     }
 
-    private static URI entity(String base, String key) {
-        return URI.create(base + "/v0/entity?id=" + key);
+    private static String entity(String key) {
+        return "/v0/entity?id=" + key;
     }
 
     private static String value(String key, int version) {
@@ -230,13 +216,6 @@ class ClusterIT {
     private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
-        }
-    }
-
-    private record Result(int status, String body) {
-        @Override
-        public String toString() {
-            return status + " " + (body.length() > 200 ? body.substring(0, 200) + "..." : body.strip());
         }
     }
 }
