@@ -28,6 +28,8 @@ final class DashboardQueries {
     private static final Pattern RANGE = Pattern.compile("\\[[^\\]]*\\]");
     private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*(\\{[^}]*\\})?");
     private static final Pattern MATCHER = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)\\s*\"([^\"]*)\"");
+    /** Labels Prometheus attaches to every scraped series; the exposition itself does not have them. */
+    static final Set<String> TARGET_LABELS = Set.of("job", "instance");
     private static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left",
             "group_right", "bool", "and", "or", "unless", "offset");
 
@@ -35,11 +37,11 @@ final class DashboardQueries {
     }
 
     static Path dashboard() {
-        String docs = System.getProperty("larder.docs");
-        if (docs == null) {
-            throw new IllegalStateException("-Dlarder.docs is not set (run through Maven's verify phase)");
+        String repo = System.getProperty("larder.repo");
+        if (repo == null) {
+            throw new IllegalStateException("-Dlarder.repo is not set (run through Maven)");
         }
-        return Path.of(docs, "grafana", "larder.json");
+        return Path.of(repo, "docs", "grafana", "larder.json");
     }
 
     /** Every {@code expr} of the dashboard, JSON-unescaped. */
@@ -80,8 +82,9 @@ final class DashboardQueries {
         return selectors;
     }
 
-    /** A Grafana expression made runnable by Prometheus itself (Grafana's interval variables filled in). */
+    /** A Grafana expression made runnable by Prometheus itself (Grafana's variables filled in: every job, instance). */
     static String forPrometheus(String expr) {
-        return expr.replace("$__rate_interval", "1m").replace("$__interval", "15s").replace("$__range", "5m");
+        return expr.replace("$__rate_interval", "1m").replace("$__interval", "15s").replace("$__range", "5m")
+                .replace("$job", ".+").replace("$instance", ".+");
     }
 }

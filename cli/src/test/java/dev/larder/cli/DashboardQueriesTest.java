@@ -27,7 +27,8 @@ class DashboardQueriesTest {
     }
 
     @Test
-    void grafanaIntervalsBecomePromQlDurations() {
-        assertEquals("rate(x[1m])", DashboardQueries.forPrometheus("rate(x[$__rate_interval])"));
+    void grafanaVariablesBecomePromQl() {
+        assertEquals("rate(x{job=~\".+\",instance=~\".+\"}[1m])",
+                DashboardQueries.forPrometheus("rate(x{job=~\"$job\",instance=~\"$instance\"}[$__rate_interval])"));
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -18,8 +19,9 @@ import java.util.regex.Pattern;
  */
 public final class LarderProcess implements AutoCloseable {
 
-    private static final Pattern LISTENING = Pattern.compile("listening on http://([^:\\s]+):(\\d+)");
-    private static final Pattern ADMIN = Pattern.compile("admin on http://([^:\\s]+):(\\d+)");
+    // The host may be an IPv6 literal ("0:0:0:0:0:0:0:0" for a wildcard bind): the port is after the last colon.
+    private static final Pattern LISTENING = Pattern.compile("listening on http://(\\S+):(\\d+)");
+    private static final Pattern ADMIN = Pattern.compile("admin on http://(\\S+):(\\d+)");
 
     private final Process process;
     private final Path log;
@@ -46,7 +48,17 @@ public final class LarderProcess implements AutoCloseable {
      * tests.
      */
     public static LarderProcess serve(Path dataDir, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
+        return serve(0, dataDir, args);
+    }
+
+    /**
+     * Starts {@code serve --port port --data-dir dataDir args...} and waits until it listens: a fixed port for
+     * restarting a node where a proxy expects it. The admin listener is off unless {@code args} set
+     * {@code --admin-port}, as in {@link #serve(Path, String...)}.
+     */
+    public static LarderProcess serve(int port, Path dataDir, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("serve", "--port", Integer.toString(port),
+                "--data-dir", dataDir.toString()));
         if (!List.of(args).contains("--admin-port")) {
             command.addAll(List.of("--admin-port", "0"));
         }
@@ -60,11 +72,30 @@ public final class LarderProcess implements AutoCloseable {
     public static LarderProcess run(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx256m", "-jar", jar().toString()));
         command.addAll(List.of(args));
+        return start(command, Map.of());
+    }
+
+    /**
+     * Starts {@code command} as given (an image's entrypoint, say: {@code java} is resolved to this JVM's binary)
+     * with {@code environment} added to this process's, and waits until it listens.
+     */
+    public static LarderProcess exec(List<String> command, Map<String, String> environment)
+            throws IOException, InterruptedException {
+        List<String> resolved = new ArrayList<>(command);
+        if (resolved.get(0).equals("java")) {
+            resolved.set(0, javaBinary());
+        }
+        LarderProcess larder = start(resolved, environment);
+        larder.awaitListening(Duration.ofSeconds(60));
+        return larder;
+    }
+
+    private static LarderProcess start(List<String> command, Map<String, String> environment) throws IOException {
         Path log = Files.createTempFile("larder-process", ".log");
         log.toFile().deleteOnExit();
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-        return new LarderProcess(process, log);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(environment);
+        return new LarderProcess(builder.start(), log);
     }
 
     private static String javaBinary() {

@@ -35,7 +35,8 @@ final class HttpResponses {
 
     /** A one-line plain-text answer: the reason a client (or a person with curl) can read. */
     static FullHttpResponse text(HttpResponseStatus status, String line) {
-        byte[] body = (line + "\n").getBytes(UTF_8);
+        // One line, whatever the reason text carried: clients and log scrapers read it as such.
+        byte[] body = (line.replace('\r', ' ').replace('\n', ' ') + "\n").getBytes(UTF_8);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body));
         response.headers()

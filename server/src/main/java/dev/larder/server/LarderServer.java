@@ -129,8 +129,11 @@ public final class LarderServer implements AutoCloseable {
                         + options.queueCapacity() + ") rejection=" + options.rejection().flag()
                         + (options.maxQueueDelay().isZero() ? "" : " max-queue-delay=" + options.maxQueueDelay());
         InetSocketAddress address = localAddress();
+        String host = address.getHostString();
+        // An IPv6 literal needs brackets in a URL, or the port cannot be told from the address.
+        String authority = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
         return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + " " + pool
-                + " listening on http://" + address.getHostString() + ":" + address.getPort();
+                + " listening on http://" + authority;
     }
 
     @Override

@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -256,6 +257,10 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     void respond(FullHttpResponse response, long serviceStart) {
         if (ctx.executor().inEventLoop()) {
             complete(response, serviceStart);
+            return;
+        }
+        if (ThreadExecutorMap.currentExecutor() instanceof Worker worker) {
+            worker.deliver(ctx.executor(), () -> complete(response, serviceStart));
             return;
         }
         try {

@@ -67,8 +67,13 @@ public record Transport(TransportKind kind, IoHandlerFactory ioHandlers,
         return message.replace('\n', ' ');
     }
 
-    /** "epoll (io_uring unavailable: ...)" for the startup line. */
+    /**
+     * For the startup line: "io_uring (best available)", "epoll (io_uring unavailable: ...)", or the explicit choice.
+     */
     public String describe() {
-        return skipped.isEmpty() ? kind.flag() : kind.flag() + " (" + String.join("; ", skipped) + ")";
+        if (!skipped.isEmpty()) {
+            return kind.flag() + " (" + String.join("; ", skipped) + ")";
+        }
+        return kind == TransportKind.IO_URING ? kind.flag() + " (best available)" : kind.flag();
     }
 }

@@ -69,7 +69,10 @@ public final class AdminServer implements AutoCloseable {
     /** "admin on http://HOST:PORT (/metrics, ...)" for the startup log. */
     public String describe() {
         InetSocketAddress address = localAddress();
-        return "admin on http://" + address.getHostString() + ":" + address.getPort() + " ("
+        String host = address.getHostString();
+        // Bracketed like the data listener's line: an IPv6 literal's colons would hide the port.
+        String authority = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
+        return "admin on http://" + authority + " ("
                 + String.join(", ", new java.util.TreeSet<>(endpoints.keySet())) + ")";
     }
 

@@ -1,5 +1,6 @@
 package dev.larder.server.admin;
 
+import dev.larder.server.LeakDetection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,9 +35,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The admin listener on real sockets beside a real data listener, store and registry. */
+@ExtendWith(LeakDetection.class)
 class AdminServerTest {
 
     @TempDir

@@ -1,5 +1,6 @@
 package dev.larder.server.admin;
 
+import dev.larder.server.LeakDetection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,12 +15,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code /debug/profile} with the real async-profiler from the Maven artifact: a CPU and an allocation flame graph
  * of this JVM while a thread burns CPU and allocates. Skipped (with the reason printed) only where the library
  * itself reports it cannot load.
  */
+@ExtendWith(LeakDetection.class)
 class AsyncProfilerTest {
 
     static volatile long sink;

@@ -1,5 +1,6 @@
 package dev.larder.server.admin;
 
+import dev.larder.server.LeakDetection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,8 +18,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** {@code /debug/profile}'s decisions, over real sockets, with a scripted profiler in place of the native one. */
+@ExtendWith(LeakDetection.class)
 class ProfileEndpointTest {
 
     private final List<String> commands = new CopyOnWriteArrayList<>();

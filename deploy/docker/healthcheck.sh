@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The image's HEALTHCHECK (and docker-compose.yml's): one real HTTP request to the data port's /v0/status,
+# healthy only on a 200. The JRE image has neither curl nor wget; bash's /dev/tcp is enough for one HTTP/1.0
+# request, and costs no JVM start per check.
+#
+# Reads the same variables as the server: LARDER_PORT (default 8080) and LARDER_HOST (a wildcard address means
+# "ask loopback").
+set -u
+
+host="${LARDER_HOST:-127.0.0.1}"
+case "$host" in
+  "" | 0.0.0.0 | "::" | "[::]") host=127.0.0.1 ;;
+esac
+port="${LARDER_PORT:-8080}"
+
+if ! { exec 3<>"/dev/tcp/${host}/${port}"; } 2>/dev/null; then
+  echo "unhealthy: nothing accepts connections on ${host}:${port}" >&2
+  exit 1
+fi
+# A server that answers and closes before reading the whole request must not kill the check with SIGPIPE: the
+# answer is read below either way.
+trap '' PIPE
+printf 'GET /v0/status HTTP/1.0\r\nHost: %s\r\n\r\n' "$host" >&3 2>/dev/null
+# A server that accepts but never answers fails here rather than at Docker's --timeout.
+if ! IFS= read -r -t 2 status_line <&3; then
+  echo "unhealthy: no answer from ${host}:${port} within 2s" >&2
+  exit 1
+fi
+status_line="${status_line%$'\r'}"
+case "$status_line" in
+  "HTTP/1."?" 200" | "HTTP/1."?" 200 "*) exit 0 ;;
+esac
+echo "unhealthy: GET /v0/status answered '${status_line}'" >&2
+exit 1

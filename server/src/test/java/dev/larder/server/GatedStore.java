@@ -1,0 +1,84 @@
+package dev.larder.server;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.larder.storage.RangeCursor;
+import dev.larder.storage.Store;
+import dev.larder.storage.StoreStats;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real store whose calls on keys starting with {@code block} wait until the test opens the gate: the way to
+ * hold a worker busy and fill its queue deterministically.
+ */
+final class GatedStore implements Store {
+
+    private final Store delegate;
+    private final CountDownLatch gate = new CountDownLatch(1);
+    private final Semaphore entered = new Semaphore(0);
+
+    GatedStore(Store delegate) {
+        this.delegate = delegate;
+    }
+
+    void open() {
+        gate.countDown();
+    }
+
+    /** Waits until {@code n} gated calls are blocked. */
+    void awaitBlocked(int n) throws InterruptedException {
+        if (!entered.tryAcquire(n, 10, TimeUnit.SECONDS)) {
+            throw new AssertionError("gated calls did not arrive");
+        }
+    }
+
+    private void pass(byte[] key) {
+        if (new String(key, UTF_8).startsWith("block")) {
+            entered.release();
+            try {
+                if (!gate.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("gate never opened");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        pass(key);
+        return delegate.get(key);
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+        pass(key);
+        delegate.put(key, value);
+    }
+
+    @Override
+    public void delete(byte[] key) {
+        pass(key);
+        delegate.delete(key);
+    }
+
+    @Override
+    public RangeCursor range(byte[] start, byte[] end) {
+        pass(start);
+        return delegate.range(start, end);
+    }
+
+    @Override
+    public StoreStats stats() {
+        return delegate.stats();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}
