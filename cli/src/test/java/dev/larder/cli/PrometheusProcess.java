@@ -29,7 +29,8 @@ final class PrometheusProcess implements AutoCloseable {
     record Sample(Map<String, String> labels, double value) {
     }
 
-    private static final Pattern RESULT = Pattern.compile("\\{\"metric\":\\{([^}]*)\\},\"value\":\\[[^,]+,\"([^\"]+)\"\\]\\}");
+    private static final Pattern RESULT =
+            Pattern.compile("\\{\"metric\":\\{([^}]*)\\},\"value\":\\[[^,]+,\"([^\"]+)\"\\]\\}");
     private static final Pattern LABEL = Pattern.compile("\"([^\"]+)\":\"((?:[^\"\\\\]|\\\\.)*)\"");
 
     private final Process process;

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *   bytes ──▶ idle close ──▶ http codec ──▶ keep-alive ──▶ aggregator ──▶ admin handler ──▶ endpoint
- *             (6 min)                                     (8 KiB: GETs)   (path, GET)      (metrics, health, profile)
+ *             (6 min)                                     (8 KiB)         (path, GET)      (metrics, health,
+ *                                                                                           profile)
  * </pre>
  */
 final class AdminServerInitializer extends ChannelInitializer<Channel> {

@@ -168,8 +168,10 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
         try {
             stopQuietly();
             ProfileRequest request = session.request;
-            String counter = request.event() == ProfileRequest.Event.ALLOC || request.event() == ProfileRequest.Event.LOCK
-                    ? ",total" : "";
+            // Allocation and lock profiles weigh stacks by bytes and by time waited, not by sample count.
+            boolean weighted = request.event() == ProfileRequest.Event.ALLOC
+                    || request.event() == ProfileRequest.Event.LOCK;
+            String counter = weighted ? ",total" : "";
             String output = profiler.execute((request.html() ? "flamegraph,title=larder-" + session.engine
                     : "collapsed") + counter);
             response = AdminResponses.body(HttpResponseStatus.OK, request.html() ? HTML : AdminResponses.TEXT,

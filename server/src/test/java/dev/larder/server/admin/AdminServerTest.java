@@ -116,7 +116,8 @@ class AdminServerTest {
         assertFalse(body.contains("secret-id-1"), "raw ids must never become tags");
         for (String series : new String[] {"http_server_requests_seconds_bucket{", "larder_queue_wait_seconds_bucket{",
                 "larder_service_time_seconds_count ", "larder_storage_calls_seconds_count{operation=\"put\"",
-                "larder_rejections_total{", "larder_worker_pending{worker=\"0\"}", "larder_worker_pending{worker=\"1\"}",
+                "larder_rejections_total{", "larder_worker_pending{worker=\"0\"}",
+                "larder_worker_pending{worker=\"1\"}",
                 "larder_queue_pending ", "larder_queue_capacity 32", "larder_connections_active ",
                 "netty_eventexecutor_tasks_pending{", "netty_allocator_memory_used{", "larder_rocksdb_keys_estimate 1",
                 "larder_rocksdb_block_cache_capacity_bytes ", "larder_rocksdb_written_bytes_total ",
@@ -200,8 +201,8 @@ class AdminServerTest {
         assertEquals(16.0, value(body, "larder_queue_pending"));
         assertEquals(16.0, value(body, "larder_worker_pending{worker=\"0\"}"));
         assertEquals(sent - 17.0, value(body, "larder_rejections_total{mode=\"abort\",reason=\"queue_full\"}"));
-        assertEquals(sent - 17.0, value(body,
-                "http_server_requests_seconds_count{method=\"GET\",outcome=\"SERVER_ERROR\",status=\"503\",uri=\"/v0/entity\"}"));
+        assertEquals(sent - 17.0, value(body, "http_server_requests_seconds_count{method=\"GET\","
+                + "outcome=\"SERVER_ERROR\",status=\"503\",uri=\"/v0/entity\"}"));
 
         storageGate.countDown();
         for (CompletableFuture<HttpResponse<String>> response : responses) {

@@ -93,7 +93,8 @@ class ProfileEndpointTest {
         start(scripted("OK"));
         assertEquals(200, Http.get(url("?event=alloc&seconds=1")).statusCode());
         assertTrue(commands.contains("start,event=alloc"), commands.toString());
-        assertTrue(commands.stream().anyMatch(c -> c.startsWith("flamegraph") && c.endsWith(",total")), commands.toString());
+        assertTrue(commands.stream().anyMatch(c -> c.startsWith("flamegraph") && c.endsWith(",total")),
+                commands.toString());
     }
 
     @Test

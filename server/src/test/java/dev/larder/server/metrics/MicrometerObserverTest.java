@@ -57,7 +57,8 @@ class MicrometerObserverTest {
             observer.requestCompleted("METHOD" + i, "/v0/entity", 405, 1000);
         }
         observer.requestCompleted("GET", "UNKNOWN", 999, 1000);
-        assertEquals(100, registry.get("http.server.requests").tags("method", "OTHER", "status", "405").timer().count());
+        assertEquals(100, registry.get("http.server.requests").tags("method", "OTHER", "status", "405")
+                .timer().count());
         assertEquals(1, registry.get("http.server.requests").tags("status", "UNKNOWN").timer().count());
         assertEquals(2, registry.find("http.server.requests").timers().size());
     }
