@@ -59,6 +59,18 @@ class GracefulShutdownIT {
     }
 
     @Test
+    void portAlreadyInUseExitsOneWithAClearMessage() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            LarderProcess second = LarderProcess.run("serve", "--port", Integer.toString(taken.getLocalPort()),
+                    "--admin-port", "0", "--data-dir", dir.resolve("busy-port").toString());
+            assertEquals(1, second.awaitExit(Duration.ofSeconds(60)), second.output());
+            assertTrue(second.output().contains("cannot listen on 127.0.0.1:" + taken.getLocalPort()),
+                    second.output());
+        }
+    }
+
+    @Test
     void badFlagValueExitsTwoNamingTheFlag() throws Exception {
         LarderProcess bad = LarderProcess.run("serve", "--queue-size", "many");
         assertEquals(2, bad.awaitExit(Duration.ofSeconds(60)), bad.output());

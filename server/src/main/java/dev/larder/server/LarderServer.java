@@ -3,6 +3,7 @@ package dev.larder.server;
 import dev.larder.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -40,7 +41,7 @@ public final class LarderServer implements AutoCloseable {
     private final Channel serverChannel;
     private volatile boolean closed;
 
-    private LarderServer(ServerOptions options, Store store, ServerObserver observer) throws InterruptedException {
+    private LarderServer(ServerOptions options, Store store, ServerObserver observer) {
         this.options = options;
         this.transport = Transport.select(options.transport());
         this.eventLoops = new MultiThreadIoEventLoopGroup(options.ioThreads(),
@@ -65,27 +66,24 @@ public final class LarderServer implements AutoCloseable {
                         channel.pipeline().addLast(initializer);
                     }
                 });
-        try {
-            this.serverChannel = bootstrap.bind(options.host(), options.port()).sync().channel();
-        } catch (InterruptedException | RuntimeException e) {
+        ChannelFuture bound = bootstrap.bind(options.host(), options.port()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
             eventLoops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             offload.close();
-            throw e;
+            Throwable cause = bound.cause();
+            throw new IllegalStateException("cannot listen on " + options.host() + ":" + options.port() + ": "
+                    + (cause == null ? "unknown" : cause.getMessage()), cause);
         }
+        this.serverChannel = bound.channel();
     }
 
     /**
      * Binds and starts serving.
      *
-     * @throws IllegalStateException when the requested transport is unavailable
+     * @throws IllegalStateException when the requested transport is unavailable or the address cannot be bound
      */
     public static LarderServer start(ServerOptions options, Store store, ServerObserver observer) {
-        try {
-            return new LarderServer(options, store, observer);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while binding", e);
-        }
+        return new LarderServer(options, store, observer);
     }
 
     /** The address actually bound (the port is known here when 0 was asked for). */

@@ -27,6 +27,7 @@ final class RangeStream extends WorkerTask {
     private boolean cursorClosed;
     private volatile boolean cancelled;
     private boolean headerSent;
+    private volatile long serviceStart;
 
     RangeStream(RequestDispatcher connection, ServerContext server, Offload.Lane lane, ByteBufAllocator alloc,
                 byte[] start, byte[] end) {
@@ -42,6 +43,7 @@ final class RangeStream extends WorkerTask {
     @Override
     protected void execute() {
         long started = System.nanoTime();
+        serviceStart = started;
         server.observer.queueWait(started - queuedAt);
         if (server.queueDelayExceeded(queuedAt, started)) {
             server.observer.rejected(server.options.rejection(), RejectReason.QUEUE_DELAY);
@@ -110,6 +112,11 @@ final class RangeStream extends WorkerTask {
     void cancel() {
         cancelled = true;
         lane.resume(this::step);
+    }
+
+    /** When a worker began the range, for its service time (0 before). */
+    long serviceStart() {
+        return serviceStart;
     }
 
     /** Whether the 200 and its chunked header went out already; only the connection's event loop touches this. */

@@ -330,7 +330,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             if (closeAfterResponse) {
                 written.addListener(ChannelFutureListener.CLOSE);
             }
-            finished(200, 0);
+            finished(200, range.serviceStart());
         } else {
             ctx.flush();
             if (ctx.channel().isWritable()) {
@@ -350,7 +350,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             if (range.headerSent()) {
                 stream = null;
                 ctx.close();
-                finished(200, 0);
+                finished(200, range.serviceStart());
             } else {
                 complete(HttpResponses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR,
                         "storage failure: " + failure.getMessage()));

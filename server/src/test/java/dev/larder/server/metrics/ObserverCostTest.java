@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * What the observer costs per request on the registry the server really uses: the four calls one GET makes
  * (request, queue wait, service time, storage call), from two threads at once like an event loop and a worker.
  * Prints the figure (docs/metrics.md quotes it) and fails only on a gross regression, such as a meter registered
- * per request; the end-to-end ratio is measured with scripts/metrics-cost.sh.
+ * per request; the end-to-end ratio is measured with bench/metrics-cost.sh.
  */
 class ObserverCostTest {
 

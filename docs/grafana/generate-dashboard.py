@@ -118,5 +118,5 @@ dash = {
      qvar("instance","Instance",'label_values(larder_queue_capacity{job=~"$job"}, instance)')]},
   "annotations":{"list":[]},
   "panels":panels}
-json.dump(dash, open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'docs', 'grafana', 'larder.json'), 'w'), indent=2)
+json.dump(dash, open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'larder.json'), 'w'), indent=2)
 print(len(panels), sum(len(p.get('targets',[])) for p in panels))

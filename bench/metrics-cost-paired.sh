@@ -2,8 +2,8 @@
 # What recording metrics costs, measured so that outside load cancels out: a --metrics=true and a --metrics=false
 # server run AT THE SAME TIME, both pinned to core 1, each driven by its own wrk on core 0 (docs/metrics.md, "Cost").
 # The core is shared fairly between the two, so the throughput ratio is the ratio of their per-request costs,
-# whatever else the machine is doing. scripts/metrics-cost.sh is the plain one-server-at-a-time comparison.
-# Usage: scripts/metrics-cost-paired.sh [ROUNDS] [SECONDS]   (needs wrk and a built cli/target/larder.jar)
+# whatever else the machine is doing. bench/metrics-cost.sh is the plain one-server-at-a-time comparison.
+# Usage: bench/metrics-cost-paired.sh [ROUNDS] [SECONDS]   (needs wrk and a built cli/target/larder.jar)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What recording metrics costs: the same closed-loop GET benchmark against the server with --metrics=true and
 # --metrics=false, alternated ROUNDS times, server pinned to core 1 and wrk to core 0 (docs/metrics.md, "Cost").
-# Usage: scripts/metrics-cost.sh [ROUNDS] [SECONDS]   (needs wrk and a built cli/target/larder.jar)
+# Usage: bench/metrics-cost.sh [ROUNDS] [SECONDS]   (needs wrk and a built cli/target/larder.jar)
 # Prints one line per run, then the median throughput of each setting and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
