@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Same-run throughput baseline: nginx (one worker, `return 200`) vs Larder, closed loop with Debian's wrk,
-# server pinned to core 1 and wrk to core 0, 64 connections. Prints req/s and the ratio to nginx for PUT and GET,
-# for each Larder configuration given (default: async default settings, then --workers 0).
+# server pinned to core 1 and wrk to core 0, 64 connections. For PUT and GET it prints req/s, the ratio to nginx's
+# req/s measured just before, and the ratio of CPU time per request (nginx's worker vs every Larder thread, from
+# /proc): the second ratio is what the first would be on an otherwise idle core, and stays meaningful when other
+# work shares the machine.
 #
-#   bench/ceiling.sh                          # async default vs sync
+#   bench/ceiling.sh                          # async default vs --workers 0
 #   bench/ceiling.sh "" "--transport epoll"   # any serve flag sets, "" = defaults
 #
 # Needs: nginx-light, wrk (apt-get install -y nginx-light wrk), the jar (./mvnw -q -DskipTests package).
@@ -16,32 +18,53 @@ WARMUP=${WARMUP:-10s}
 PORT=18080
 if [ "$#" -eq 0 ]; then set -- "" "--workers 0"; fi
 
-rps() { awk '/Requests\/sec/ {print $2}'; }
-nginx_rps() { taskset -c 0 wrk -t1 -c64 -d"$DURATION" http://127.0.0.1:18090/ | rps; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Runs wrk with the given arguments while counting the CPU ticks of process $1; prints "requests ticks rps".
+measure() {
+  local pid=$1; shift
+  local t0 out t1
+  t0=$(ticks "$pid")
+  out=$(taskset -c 0 wrk "$@")
+  t1=$(ticks "$pid")
+  echo "$(echo "$out" | awk '/requests in/ {print $1}') $((t1 - t0)) $(echo "$out" | awk '/Requests\/sec/ {print $2}')"
+}
 
 if ! curl -s -o /dev/null http://127.0.0.1:18090/; then
   taskset -c 1 nginx -c "$(realpath "$SHARED/nginx-ceiling.conf")" &
   sleep 1
   STARTED_NGINX=1
 fi
+nginx_worker=$(pgrep -P "$(cat /tmp/nginx-ceiling.pid)" | head -1)
 
-printf '%-28s %10s %10s %10s %10s %10s\n' config put_rps nginx put/nginx get_rps get/nginx
+printf '%-34s %9s %9s %9s %9s | %9s %9s %9s %9s\n' config put_rps /nginx cpu/req cpu-ratio get_rps /nginx \
+  cpu/req cpu-ratio
 for flags in "$@"; do
   data=$(mktemp -d /tmp/larder-ceiling.XXXXXX)
   # shellcheck disable=SC2086
   taskset -c 1 java -jar "$JAR" serve --port $PORT --data-dir "$data" $flags > "$data.log" 2>&1 &
   pid=$!
-  for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$PORT/v0/status && break; sleep 0.1; done
+  up=""
+  for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$PORT/v0/status && up=1 && break; sleep 0.1; done
+  if [ -z "$up" ]; then echo "larder did not start:"; cat "$data.log"; exit 1; fi
   # Warm-up (JIT) writes the first ids; the measured PUT pass continues after them.
   taskset -c 0 wrk -t1 -c64 -d"$WARMUP" -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 0 > /dev/null
-  n1=$(nginx_rps)
-  put=$(taskset -c 0 wrk -t1 -c64 -d"$DURATION" -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 10000000 | rps)
+  read -r nreq1 ntick1 nrps1 < <(measure "$nginx_worker" -t1 -c64 -d"$DURATION" http://127.0.0.1:18090/)
+  read -r preq ptick prps < <(measure "$pid" -t1 -c64 -d"$DURATION" -s "$SHARED/put.lua" \
+    http://127.0.0.1:$PORT -- 10000000)
   taskset -c 0 wrk -t1 -c64 -d"$WARMUP" -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000 > /dev/null
-  n2=$(nginx_rps)
-  get=$(taskset -c 0 wrk -t1 -c64 -d"$DURATION" -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000 | rps)
+  read -r nreq2 ntick2 nrps2 < <(measure "$nginx_worker" -t1 -c64 -d"$DURATION" http://127.0.0.1:18090/)
+  read -r greq gtick grps < <(measure "$pid" -t1 -c64 -d"$DURATION" -s "$SHARED/get.lua" \
+    http://127.0.0.1:$PORT -- 100000)
   kill -TERM $pid; wait $pid || true
   rm -rf "$data" "$data.log"
-  awk -v c="${flags:-default}" -v p="$put" -v n1="$n1" -v g="$get" -v n2="$n2" \
-    'BEGIN { printf "%-28s %10.0f %10.0f %10.3f %10.0f %10.3f\n", c, p, n1, p / n1, g, g / n2 }'
+  awk -v c="${flags:-default}" -v pr="$preq" -v pt="$ptick" -v pp="$prps" -v n1r="$nreq1" -v n1t="$ntick1" \
+      -v n1p="$nrps1" -v gr="$greq" -v gt="$gtick" -v gp="$grps" -v n2r="$nreq2" -v n2t="$ntick2" -v n2p="$nrps2" \
+      'BEGIN {
+         pc = pt * 1e4 / pr; gc = gt * 1e4 / gr; n1c = n1t * 1e4 / n1r; n2c = n2t * 1e4 / n2r
+         printf "%-34s %9.0f %9.3f %7.1fus %9.3f | %9.0f %9.3f %7.1fus %9.3f\n", c, pp, pp / n1p, pc, n1c / pc, \
+           gp, gp / n2p, gc, n2c / gc
+         printf "%-34s %9.0f %9s %7.1fus %9s | %9.0f %9s %7.1fus\n", "  nginx (same run)", n1p, "", n1c, "", \
+           n2p, "", n2c
+       }'
 done
 if [ -n "${STARTED_NGINX:-}" ]; then kill "$(cat /tmp/nginx-ceiling.pid)"; fi
