@@ -89,6 +89,13 @@ final class ServerHandle implements AutoCloseable {
         }
         command.addAll(options.serverCommand());
         command.addAll(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
+        int adminPort = target.adminPortFlag();
+        if (adminPort < 0 && target.adminUrl() == null && supportsAdminPort(options)) {
+            // Give each launched server its own free admin port rather than the shared default, which some
+            // other server on this machine may hold.
+            adminPort = freePort();
+            command.addAll(List.of("--admin-port", Integer.toString(adminPort)));
+        }
         command.addAll(target.serveArgs());
         Process process;
         try {
@@ -105,7 +112,6 @@ final class ServerHandle implements AutoCloseable {
             Matcher m = LISTENING.matcher(output);
             if (m.find()) {
                 URI url = URI.create(m.group(1));
-                int adminPort = target.adminPortFlag();
                 URI admin;
                 if (target.adminUrl() != null) {
                     admin = target.adminUrl();
@@ -131,6 +137,39 @@ final class ServerHandle implements AutoCloseable {
         deleteTree(dataDir);
         throw new BenchException("server '" + target.label() + "' did not start (" + String.join(" ", command)
                 + "); its output:\n" + output);
+    }
+
+    // Whether this larder build has an admin endpoint at all (older builds reject the flag).
+    private static boolean supportsAdminPort(BenchOptions options) {
+        List<String> command = new ArrayList<>(options.serverCommand());
+        command.addAll(List.of("serve", "--help"));
+        try {
+            Path out = Files.createTempFile("larder-bench-help", ".txt");
+            try {
+                Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return false;
+                }
+                return read(out).contains("--admin-port");
+            } finally {
+                Files.deleteIfExists(out);
+            }
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new BenchException("cannot find a free port for the admin endpoint: " + e.getMessage(), e);
+        }
     }
 
     private static List<String> withMetrics(List<String> settings, URI admin) {
