@@ -35,7 +35,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private Channel channel;
     private boolean timerPending;
     private boolean inFlight;
-    private boolean closingAfterResponse;
     private boolean exhausted;
     private long freeSince;
     private long sentDue;
@@ -120,7 +119,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
         inFlight = false;
         Channel ch = channel;
         if (ch != null) {
-            closingAfterResponse = true;
             ch.close();
         }
     }
@@ -160,8 +158,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
+        // One clock read per read event: it is when the bytes (and so the response) arrived.
+        long now = System.nanoTime();
         try {
-            thread.bytesRead(in.readableBytes());
+            thread.bytesRead(now, in.readableBytes());
             while (in.isReadable()) {
                 if (!inFlight) {
                     // Bytes nobody asked for: the stream is out of step, start over on a new connection.
@@ -172,7 +172,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 if (!parser.parse(in)) {
                     return;
                 }
-                responseComplete(ctx);
+                responseComplete(ctx, now);
             }
         } catch (ResponseParser.MalformedResponseException e) {
             thread.readError();
@@ -183,16 +183,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void responseComplete(ChannelHandlerContext ctx) {
-        long now = System.nanoTime();
+    private void responseComplete(ChannelHandlerContext ctx, long now) {
         inFlight = false;
         freeSince = now;
         thread.responseReceived(now, sentDue, sentAt, parser.status());
         boolean keepAlive = parser.keepAlive();
         parser.reset();
         if (!keepAlive) {
-            closingAfterResponse = true;
-            ctx.close();
+            ctx.close(); // channelInactive reconnects
             return;
         }
         trySend();
@@ -201,7 +199,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (parser.endOfInput() && inFlight) {
-            responseComplete(ctx);
+            responseComplete(ctx, System.nanoTime());
         } else if (inFlight) {
             thread.readError();
         }
@@ -210,7 +208,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (ctx.channel() == channel) {
             channel = null;
         }
-        closingAfterResponse = false;
         if (thread.running() && !exhausted) {
             connect();
         }

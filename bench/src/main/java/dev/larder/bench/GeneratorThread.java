@@ -42,11 +42,11 @@ final class GeneratorThread {
     private long bytes;
     private long connectErrors;
     private long readErrors;
-    private long writeErrors;
     private long timeouts;
     private int idleConnections;
     private long lastSampleCount;
     private long lastSampleAt;
+    private long behindAtStart = -1;
     private ScheduledFuture<?> ticker;
     private Promise<Void> exhausted;
 
@@ -88,6 +88,9 @@ final class GeneratorThread {
         this.running = true;
         this.lastSampleAt = measureStart;
         ticker = loop.scheduleAtFixedRate(this::tick, SAMPLE_NANOS, SAMPLE_NANOS, TimeUnit.NANOSECONDS);
+        if (measureStart < Long.MAX_VALUE / 4) {
+            loop.schedule(this::windowOpens, Math.max(0, measureStart - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
         for (int i = 0; i < connections.size(); i++) {
             connections.get(i).start(firstDue[i]);
         }
@@ -102,6 +105,15 @@ final class GeneratorThread {
         for (Connection c : connections) {
             c.close();
         }
+    }
+
+    // How far behind schedule the connections are when the window opens: warm-up backlog spilling into it.
+    private void windowOpens() {
+        long behind = 0;
+        for (Connection c : connections) {
+            behind += c.behindSchedule(measureStart);
+        }
+        behindAtStart = behind;
     }
 
     private void tick() {
@@ -142,8 +154,8 @@ final class GeneratorThread {
         }
     }
 
-    void bytesRead(int n) {
-        if (inWindow(System.nanoTime())) {
+    void bytesRead(long now, int n) {
+        if (inWindow(now)) {
             bytes += n;
         }
     }
@@ -156,12 +168,13 @@ final class GeneratorThread {
         readErrors++;
     }
 
-    void writeError() {
-        writeErrors++;
-    }
-
     void timeoutError() {
         timeouts++;
+    }
+
+    /** Responses received so far, warm-up included (for the prefill's progress watchdog). */
+    long completedTotal() {
+        return completedTotal;
     }
 
     void connectionIdle() {
@@ -182,7 +195,7 @@ final class GeneratorThread {
             behind += c.behindSchedule(until);
         }
         return new ThreadStats(corrected.copy(), uncorrected.copy(), lag.copy(), completed, completedTotal, bytes,
-                new SocketErrors(connectErrors, readErrors, writeErrors, timeouts), statusCounts.clone(),
-                Arrays.copyOf(rateSamples, rateSampleCount), inFlight, behind);
+                new SocketErrors(connectErrors, readErrors, 0, timeouts), statusCounts.clone(),
+                Arrays.copyOf(rateSamples, rateSampleCount), inFlight, behind, Math.max(0, behindAtStart));
     }
 }

@@ -36,6 +36,14 @@ final class Honesty {
                         r.achievedRate(), 100 * r.achievedRatio(), Units.rate(r.targetRate()),
                         100 * RunResult.ACHIEVED_THRESHOLD, r.behindAtEnd(), r.inFlightAtEnd())));
             }
+            // More than 1% of the window's requests were already overdue when it opened.
+            double expected = r.targetRate() * r.seconds();
+            if (r.behindAtStart() > 0.01 * expected) {
+                out.add(new Warning(Warning.Kind.WARMUP_BACKLOG, String.format(Locale.ROOT,
+                        "%d requests due during the warm-up were still unsent when the window opened (%.1f%% of the "
+                                + "window's): the server had not caught up, so the window starts with a backlog; "
+                                + "use a longer --warmup", r.behindAtStart(), 100 * r.behindAtStart() / expected)));
+            }
             // Little's law with one request in flight per connection: a connection is busy for the uncorrected
             // latency, so carrying `rate` needs rate × latency connections at that percentile.
             double p99Seconds = r.uncorrected().getValueAtPercentile(99) / 1e6;

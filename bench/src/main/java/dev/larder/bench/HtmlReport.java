@@ -38,7 +38,14 @@ public final class HtmlReport {
             }
         }
         Path index = dir.resolve("index.html");
-        Files.writeString(index, render(result, dir), StandardCharsets.UTF_8);
+        Map<String, String> charts = new java.util.LinkedHashMap<>();
+        Files.writeString(index, render(result, dir, charts), StandardCharsets.UTF_8);
+        // The same charts as standalone files, for embedding in documents.
+        Path chartDir = dir.resolve("charts");
+        Files.createDirectories(chartDir);
+        for (Map.Entry<String, String> c : charts.entrySet()) {
+            Files.writeString(chartDir.resolve(c.getKey() + ".svg"), c.getValue(), StandardCharsets.UTF_8);
+        }
         return index;
     }
 
@@ -46,7 +53,7 @@ public final class HtmlReport {
         return Bench.fileSafe(t.label()) + "-" + (r.closedLoop() ? "max" : Units.rate(r.targetRate())) + ".hgrm";
     }
 
-    static String render(BenchResult result, Path dir) {
+    static String render(BenchResult result, Path dir, Map<String, String> charts) {
         StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>larder bench report</title>\n");
         h.append("<style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
@@ -92,8 +99,8 @@ public final class HtmlReport {
         boolean severalRates = result.targets().stream().anyMatch(t -> t.runs().size() > 1);
         if (severalRates || result.targets().size() > 1) {
             h.append("<h2>Latency and throughput against target rate</h2>\n");
-            h.append(latencyVsRate(result));
-            h.append(achievedVsRate(result));
+            h.append(chart(charts, "latency-vs-rate", latencyVsRate(result)));
+            h.append(chart(charts, "achieved-vs-rate", achievedVsRate(result)));
         }
 
         h.append("<h2>Latency by percentile</h2>\n<p>Corrected latency (from the time each request was due), "
@@ -111,7 +118,7 @@ public final class HtmlReport {
         }
         for (int i = 0; i < result.targets().size(); i++) {
             TargetResult t = result.targets().get(i);
-            h.append(percentileChart(t, yMin, yMax));
+            h.append(chart(charts, "percentiles-" + Bench.fileSafe(t.label()), percentileChart(t, yMin, yMax)));
         }
 
         h.append("<h2>Runs</h2>\n");
@@ -125,6 +132,11 @@ public final class HtmlReport {
                 + "have been sent. Per-thread HdrHistograms (1&micro;s..1 day, 3 digits) are merged.</p>\n");
         h.append("</body></html>\n");
         return h.toString();
+    }
+
+    private static String chart(Map<String, String> charts, String name, String svg) {
+        charts.put(name, svg);
+        return svg;
     }
 
     private static String latencyVsRate(BenchResult result) {

@@ -85,6 +85,7 @@ final class JsonSummary {
         j.field("error_ratio", r.errorRatio());
         j.field("in_flight_at_end", r.inFlightAtEnd());
         j.field("behind_schedule_at_end", r.behindAtEnd());
+        j.field("behind_schedule_at_start", r.behindAtStart());
         j.key("warnings").beginArray();
         for (Warning w : r.warnings()) {
             j.beginObject().field("kind", w.kind().name()).field("message", w.message()).endObject();

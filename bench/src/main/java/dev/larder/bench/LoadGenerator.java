@@ -176,9 +176,7 @@ final class LoadGenerator {
             }
         }
         if (bounded) {
-            for (Promise<Void> done : exhausted) {
-                done.awaitUninterruptibly();
-            }
+            awaitExhausted(threads, exhausted, plan.timeout());
             long end = System.nanoTime();
             for (GeneratorThread thread : threads) {
                 results.add(thread.loop().submit(() -> {
@@ -193,6 +191,30 @@ final class LoadGenerator {
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(measureEnd - System.nanoTime()) + 30_000;
         List<ThreadStats> stats = collect(results, waitMillis);
         return new Outcome(stats, (measureEnd - measureStart) / 1e9);
+    }
+
+    // A bounded run has no deadline, so it must notice when the server stops answering instead of waiting forever.
+    private static void awaitExhausted(List<GeneratorThread> threads, List<Promise<Void>> exhausted,
+                                       Duration timeout) {
+        long stallLimit = timeout.toNanos() * 2 + TimeUnit.SECONDS.toNanos(5);
+        long lastProgress = -1;
+        long lastProgressAt = System.nanoTime();
+        for (Promise<Void> done : exhausted) {
+            while (!done.awaitUninterruptibly(1000)) {
+                long progress = 0;
+                for (GeneratorThread t : threads) {
+                    progress += await(t.loop().submit(t::completedTotal), 10_000);
+                }
+                long now = System.nanoTime();
+                if (progress != lastProgress) {
+                    lastProgress = progress;
+                    lastProgressAt = now;
+                } else if (now - lastProgressAt > stallLimit) {
+                    throw new BenchException("no answer for " + TimeUnit.NANOSECONDS.toSeconds(now - lastProgressAt)
+                            + "s after " + progress + " responses: the server stopped answering");
+                }
+            }
+        }
     }
 
     private static List<ThreadStats> collect(List<Future<ThreadStats>> results, long waitMillis) {

@@ -30,13 +30,16 @@ import org.HdrHistogram.Histogram;
  * @param rateSamples   per-thread requests/s, one sample per thread per 100 ms
  * @param inFlightAtEnd requests unanswered when the window closed
  * @param behindAtEnd   requests due in the window that never went out (every connection was busy or down)
+ * @param behindAtStart requests due during the warm-up still unsent when the window opened (their backlog then
+ *                      lands in the window)
  * @param warnings      failed honesty checks
  * @param profiles      flame graphs fetched during the window
  */
 public record RunResult(String target, URI url, String workload, double targetRate, int connections, int threads,
                         double seconds, Histogram corrected, Histogram uncorrected, Histogram lag, long completed,
                         long bytes, SocketErrors errors, SortedMap<Integer, Long> statusCounts, double[] rateSamples,
-                        long inFlightAtEnd, long behindAtEnd, List<Warning> warnings, List<ProfileResult> profiles) {
+                        long inFlightAtEnd, long behindAtEnd, long behindAtStart, List<Warning> warnings,
+                        List<ProfileResult> profiles) {
 
     /** Fraction of the target rate below which a run is reported as not achieved. */
     public static final double ACHIEVED_THRESHOLD = 0.99;
@@ -57,6 +60,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
         long bytes = 0;
         long inFlight = 0;
         long behind = 0;
+        long behindAtStart = 0;
         SocketErrors errors = SocketErrors.NONE;
         long[] status = new long[600];
         int samples = 0;
@@ -68,6 +72,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
             bytes += t.bytes();
             inFlight += t.inFlight();
             behind += t.behind();
+            behindAtStart += t.behindAtStart();
             errors = errors.plus(t.errors());
             for (int i = 0; i < status.length; i++) {
                 status[i] += t.statusCounts()[i];
@@ -88,20 +93,20 @@ public record RunResult(String target, URI url, String workload, double targetRa
         }
         RunResult draft = new RunResult(target, url, workload, rate, connections, outcome.threads().size(),
                 outcome.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
-                inFlight, behind, List.of(), profiles);
+                inFlight, behind, behindAtStart, List.of(), profiles);
         return draft.withWarnings(Honesty.check(draft));
     }
 
     RunResult withWarnings(List<Warning> newWarnings) {
         return new RunResult(target, url, workload, targetRate, connections, threads, seconds, corrected,
                 uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd,
-                newWarnings, profiles);
+                behindAtStart, newWarnings, profiles);
     }
 
     RunResult withProfiles(List<ProfileResult> newProfiles) {
         return new RunResult(target, url, workload, targetRate, connections, threads, seconds, corrected,
                 uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd,
-                warnings, newProfiles);
+                behindAtStart, warnings, newProfiles);
     }
 
     public boolean closedLoop() {

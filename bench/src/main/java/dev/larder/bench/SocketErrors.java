@@ -5,7 +5,8 @@ package dev.larder.bench;
  *
  * @param connect connections that could not be opened
  * @param read    connections that failed or closed while a request was outstanding, or answered garbage
- * @param write   writes that failed
+ * @param write   writes that failed: kept for wrk's layout, always 0 here, because Netty reports a failed write as
+ *                an exception on the channel like any socket error, and those are counted under {@code read}
  * @param timeout requests unanswered after {@code --timeout} (the connection is dropped and reopened)
  */
 public record SocketErrors(long connect, long read, long write, long timeout) {

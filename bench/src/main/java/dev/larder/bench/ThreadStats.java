@@ -16,7 +16,9 @@ import org.HdrHistogram.Histogram;
  * @param rateSamples requests/s of this thread, one per 100 ms of the window
  * @param inFlight    requests still unanswered when the window closed
  * @param behind      requests due before the window closed that never went out
+ * @param behindAtStart requests due before the window opened that had not gone out yet (warm-up backlog)
  */
 record ThreadStats(Histogram corrected, Histogram uncorrected, Histogram lag, long completed, long completedTotal,
-                   long bytes, SocketErrors errors, long[] statusCounts, double[] rateSamples, long inFlight, long behind) {
+                   long bytes, SocketErrors errors, long[] statusCounts, double[] rateSamples, long inFlight, long behind,
+                   long behindAtStart) {
 }

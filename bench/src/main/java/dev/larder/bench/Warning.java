@@ -14,6 +14,8 @@ public record Warning(Kind kind, String message) {
         RATE_NOT_ACHIEVED,
         /** {@code connections < rate × p99}: with one request in flight per connection the schedule slips. */
         TOO_FEW_CONNECTIONS,
+        /** The window opened with a backlog of requests due during the warm-up: the warm-up was too short. */
+        WARMUP_BACKLOG,
         /** The generator itself sent requests late (its own lag histogram). */
         GENERATOR_LAG,
         /** Requests failed at the socket level (connect, read, timeout): they are missing from the latencies. */

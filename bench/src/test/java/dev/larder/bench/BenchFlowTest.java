@@ -71,6 +71,8 @@ class BenchFlowTest {
             assertFalse(html.contains("<script"), "no scripts");
             assertFalse(html.matches("(?s).*(src|href)=\"https?://.*"), "nothing fetched from the network");
             assertTrue(Files.readString(report.resolve("profiles/stub-100-cpu.html")).contains("flame graph"));
+            assertTrue(Files.readString(report.resolve("charts/latency-vs-rate.svg")).startsWith("<svg"));
+            assertTrue(Files.exists(report.resolve("charts/percentiles-stub.svg")));
             assertTrue(stub.profiles() >= 2, "a profile per rate");
             assertTrue(Files.readString(report.resolve("hgrm/stub-100.hgrm")).contains("Value"));
             assertTrue(Files.exists(report.resolve("hgrm/stub-100-uncorrected.hgrm")));

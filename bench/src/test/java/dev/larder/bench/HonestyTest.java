@@ -16,6 +16,12 @@ class HonestyTest {
     private static RunResult result(double rate, long completed, double seconds, int connections,
                                     long correctedMicros, long uncorrectedMicros, long lagMicros,
                                     SocketErrors errors) {
+        return result(rate, completed, seconds, connections, correctedMicros, uncorrectedMicros, lagMicros, errors, 0);
+    }
+
+    private static RunResult result(double rate, long completed, double seconds, int connections,
+                                    long correctedMicros, long uncorrectedMicros, long lagMicros,
+                                    SocketErrors errors, long behindAtStart) {
         Histogram c = GeneratorThread.newHistogram();
         Histogram u = GeneratorThread.newHistogram();
         Histogram lag = GeneratorThread.newHistogram();
@@ -25,7 +31,7 @@ class HonestyTest {
         TreeMap<Integer, Long> status = new TreeMap<>();
         status.put(200, completed);
         return new RunResult("t", URI.create("http://127.0.0.1:1"), "get", rate, connections, 1, seconds, c, u, lag,
-                completed, 0, errors, status, new double[0], 0, 0, List.of(), List.of());
+                completed, 0, errors, status, new double[0], 0, 0, behindAtStart, List.of(), List.of());
     }
 
     private static List<Warning.Kind> kinds(RunResult r) {
@@ -60,6 +66,14 @@ class HonestyTest {
         assertEquals(List.of(), kinds(result(1000, 10_000, 10, 64, 2_000, 1500, 900, SocketErrors.NONE)));
         // small against a slow server's tail
         assertEquals(List.of(), kinds(result(1000, 10_000, 10, 64, 500_000, 1500, 2_000, SocketErrors.NONE)));
+    }
+
+    @Test
+    void warmupBacklogSpillingIntoTheWindow() {
+        // 1000/s for 10 s: 100 requests is 1% of the window, the limit.
+        assertEquals(List.of(), kinds(result(1000, 10_000, 10, 64, 2000, 1500, 50, SocketErrors.NONE, 100)));
+        assertEquals(List.of(Warning.Kind.WARMUP_BACKLOG),
+                kinds(result(1000, 10_000, 10, 64, 2000, 1500, 50, SocketErrors.NONE, 101)));
     }
 
     @Test
