@@ -175,7 +175,7 @@ final class ServerHandle implements AutoCloseable {
     private static List<String> withMetrics(List<String> settings, URI admin) {
         new AdminClient(admin).metrics().ifPresent(m -> {
             for (String line : AdminClient.settingLines(m)) {
-                settings.add("metrics: " + line);
+                settings.add("metrics (" + admin + "): " + line);
             }
         });
         return List.copyOf(settings);

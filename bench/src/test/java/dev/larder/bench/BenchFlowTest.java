@@ -59,8 +59,9 @@ class BenchFlowTest {
             assertFalse(o.reachedTop(), output());
             assertTrue(output().contains("Breakdown point: "), output());
             assertTrue(t.prefill().startsWith("PUT k1..k100: 100 answers"), t.prefill());
-            assertTrue(t.settings().contains("metrics: larder_workers 4"), t.settings().toString());
-            assertTrue(t.settings().contains("metrics: larder_build_info{version=\"test\"} 1"), t.settings().toString());
+            assertTrue(t.settings().contains("metrics (" + stub.url() + "): larder_workers 4"), t.settings().toString());
+            assertTrue(t.settings().contains("metrics (" + stub.url() + "): larder_build_info{version=\"test\"} 1"),
+                    t.settings().toString());
             assertFalse(t.settings().toString().contains("requests_total"), t.settings().toString());
 
             String html = Files.readString(report.resolve("index.html"));
