@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,7 +72,7 @@ public final class Bench {
         List<RunResult> runs = new ArrayList<>();
         SweepOutcome outcome = null;
         if (sweep == null) {
-            runs.add(runOnce(server, encoder, options.rate(), putCursor, true));
+            runs.add(runOnce(server, encoder, options.rate(), options.warmup(), putCursor, true));
         } else {
             outcome = sweep(server, encoder, putCursor, runs);
         }
@@ -84,7 +85,7 @@ public final class Bench {
         out.printf("  prefill: PUT k1..k%d ...%n", keys);
         AtomicLong cursor = new AtomicLong();
         LoadGenerator.Plan plan = new LoadGenerator.Plan(server.url(), 0, options.connections(), options.threads(),
-                java.time.Duration.ZERO, null, options.timeout());
+                Duration.ZERO, null, options.timeout());
         LoadGenerator.Outcome o = LoadGenerator.run(plan,
                 t -> encoder.prefill(cursor, keys, options.workload().valueSize(), options.seed() + 1000 + t), null);
         RunResult r = RunResult.merge(server.label(), server.url(), "prefill", 0, options.connections(), o,
@@ -152,7 +153,9 @@ public final class Bench {
         if (!runs.isEmpty() && !sweep.pause().isZero()) {
             sleep(sweep.pause().toMillis());
         }
-        RunResult r = runOnce(server, encoder, rate, putCursor, false);
+        // The first rate also warms a cold server up.
+        Duration warmup = runs.isEmpty() ? sweep.initialWarmup() : options.warmup();
+        RunResult r = runOnce(server, encoder, rate, warmup, putCursor, false);
         runs.add(r);
         SweepOutcome.Point p = new SweepOutcome.Point(r, slo.violations(r));
         points.add(p);
@@ -189,14 +192,14 @@ public final class Bench {
         out.println();
     }
 
-    private RunResult runOnce(ServerHandle server, RequestEncoder encoder, double rate, AtomicLong putCursor,
-                              boolean printWrk2) {
+    private RunResult runOnce(ServerHandle server, RequestEncoder encoder, double rate, Duration warmup,
+                              AtomicLong putCursor, boolean printWrk2) {
         if (zipfian == null && options.workload().distribution() == KeyDistribution.ZIPFIAN) {
             zipfian = new Zipfian(options.workload().keys(), Zipfian.THETA);
         }
         Zipfian z = zipfian;
         LoadGenerator.Plan plan = new LoadGenerator.Plan(server.url(), rate, options.connections(),
-                options.threads(), options.warmup(), options.duration(), options.timeout());
+                options.threads(), warmup, options.duration(), options.timeout());
         AtomicReference<Thread> profiler = new AtomicReference<>();
         List<ProfileResult> profiles = java.util.Collections.synchronizedList(new ArrayList<>());
         LoadGenerator.Listener listener = options.profileEvents().isEmpty() ? null : (start, end) -> {

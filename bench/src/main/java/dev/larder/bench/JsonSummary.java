@@ -21,7 +21,8 @@ final class JsonSummary {
         if (result.sweep() != null) {
             SweepOptions s = result.sweep();
             j.key("sweep").beginObject().field("from", s.from()).field("to", s.to()).field("step", s.step())
-                    .field("refine", s.refine()).field("slo", s.slo().describe()).endObject();
+                    .field("refine", s.refine()).field("slo", s.slo().describe())
+                    .field("initial_warmup_seconds", s.initialWarmup().toMillis() / 1000.0).endObject();
         }
         j.key("targets").beginArray();
         for (TargetResult t : result.targets()) {

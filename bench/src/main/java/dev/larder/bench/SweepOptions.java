@@ -12,9 +12,12 @@ import java.time.Duration;
  * @param slo        what a rate must hold
  * @param keepGoing  keep stepping up to {@code to} after a failure (for the full curve in the report)
  * @param pause      idle time between runs, so queues drain before the next rate
+ * @param initialWarmup warm-up of the first rate only, instead of the run's: a freshly started server (cold JIT,
+ *                   empty caches) needs longer than the later rates, and a cold first step would otherwise end the
+ *                   sweep at once
  */
 public record SweepOptions(double from, double to, double step, int refine, Slo slo, boolean keepGoing,
-                           Duration pause) {
+                           Duration pause, Duration initialWarmup) {
 
     public SweepOptions {
         if (!(from > 0)) {
@@ -34,6 +37,9 @@ public record SweepOptions(double from, double to, double step, int refine, Slo 
         }
         if (pause == null || pause.isNegative()) {
             throw new IllegalArgumentException("pause: " + pause + " (expected: >= 0)");
+        }
+        if (initialWarmup == null || initialWarmup.isNegative()) {
+            throw new IllegalArgumentException("initial-warmup: " + initialWarmup + " (expected: >= 0)");
         }
     }
 

@@ -49,7 +49,8 @@ class BenchFlowTest {
                     .profileEvents(List.of("cpu")).prefill(true)
                     .warmup(Duration.ofSeconds(1)).duration(Duration.ofSeconds(2))
                     .commandLine("larder bench sweep --from 100 --to 2500 --step 600").build();
-            SweepOptions sweep = new SweepOptions(100, 2500, 600, 1, Slo.parse("p99=1s"), false, Duration.ZERO);
+            SweepOptions sweep = new SweepOptions(100, 2500, 600, 1, Slo.parse("p99=1s"), false, Duration.ZERO,
+                    Duration.ofSeconds(1));
             BenchResult result = Bench.run(options, sweep, out, out);
 
             TargetResult t = result.targets().get(0);

@@ -97,7 +97,7 @@ class OptionsTest {
         assertThrows(IllegalArgumentException.class, () -> BenchOptions.builder()
                 .target(Target.parse("sync=--workers 0", 1)).build()); // nothing to launch it with
         assertThrows(IllegalArgumentException.class, () -> new SweepOptions(10, 5, 1, 0, Slo.parse("p99=1ms"),
-                false, Duration.ZERO));
+                false, Duration.ZERO, Duration.ZERO));
         assertNull(BenchOptions.builder().target(t).build().json());
         assertEquals(1000.0 / 9, SweepOptions.defaultStep(1000, 2000), 1e-9);
     }

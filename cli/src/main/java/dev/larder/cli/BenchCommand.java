@@ -41,7 +41,7 @@ import picocli.CommandLine.TypeConversionException;
         description = {"Sends requests at a constant rate (open loop, as wrk2 does) and reports latency from the time "
                 + "each request was due, beside the uncorrected latency, in wrk2's text layout.",
                 "Example: larder bench -R 20000 -d 30s --workload get --prefill http://127.0.0.1:8080"},
-        footer = {"", "Honesty checks print WARNING lines when the achieved rate is below 99% of the target, when "
+        footer = {"", "Honesty checks print WARNING lines when the achieved rate is below 99%% of the target, when "
                 + "connections < rate x p99, or when the generator itself fell behind.",
                 "See docs/benchmarking.md."})
 public final class BenchCommand implements Callable<Integer> {
@@ -71,7 +71,7 @@ public final class BenchCommand implements Callable<Integer> {
             sortOptions = false,
             description = {"Runs the load at rising rates from --from to --to (then bisects between the last rate "
                     + "that held the SLO and the first that missed) and reports the breakdown point: the highest "
-                    + "rate with the SLO's latency, >= 99% of the target rate achieved and < 0.1% errors.",
+                    + "rate with the SLO's latency, >= 99%% of the target rate achieved and < 0.1%% errors.",
                     "Example: larder bench sweep --from 5k --to 50k --step 5k --slo p99=10ms -d 20s "
                             + "--report out/ http://127.0.0.1:8080"})
     static final class SweepCommand implements Callable<Integer> {
@@ -101,7 +101,7 @@ public final class BenchCommand implements Callable<Integer> {
 
         @Option(names = "--slo", defaultValue = "p99=10ms",
                 description = "Latency bounds on the corrected latency, e.g. p99=10ms or p50=2ms,p99.9=50ms "
-                        + "(default: ${DEFAULT-VALUE}); a rate must also achieve >= 99% of its target with < 0.1% "
+                        + "(default: ${DEFAULT-VALUE}); a rate must also achieve >= 99%% of its target with < 0.1%% "
                         + "failed requests (socket errors, 5xx, 4xx other than 404).")
         String slo;
 
@@ -113,12 +113,18 @@ public final class BenchCommand implements Callable<Integer> {
                 description = "Idle time between rates so server queues drain (default: ${DEFAULT-VALUE}).")
         Duration pause;
 
+        @Option(names = "--initial-warmup",
+                description = "Warm-up of the first rate, for a freshly started server's JIT and caches (default: "
+                        + "3 x --warmup).")
+        Duration initialWarmup;
+
         @Override
         public Integer call() {
             SweepOptions sweep;
             try {
                 sweep = new SweepOptions(from, to, step != null ? step : SweepOptions.defaultStep(from, to), refine,
-                        Slo.parse(slo), keepGoing, pause);
+                        Slo.parse(slo), keepGoing, pause,
+                        initialWarmup != null ? initialWarmup : flags.warmup.multipliedBy(3));
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
             }

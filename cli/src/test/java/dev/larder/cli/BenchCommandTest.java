@@ -1,6 +1,7 @@
 package dev.larder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
@@ -38,6 +39,8 @@ class BenchCommandTest {
         assertTrue(out.toString().contains("sweep"), out.toString());
         assertEquals(0, run("bench", "sweep", "--help"));
         assertTrue(out.toString().contains("--slo"), out.toString());
+        assertTrue(out.toString().contains(">= 99% of the target rate achieved"), out.toString());
+        assertFalse(err.toString().contains("WARN"), err.toString()); // picocli could format every description
     }
 
     @Test
