@@ -142,7 +142,7 @@ public final class HtmlReport {
     private static String latencyVsRate(BenchResult result) {
         SvgChart chart = new SvgChart("Latency against target rate (p50 dotted, p99 solid, p99.9 dashed)", 980, 420)
                 .xAxis("target rate, requests/s", false, SvgChart::plain)
-                .yAxis("latency", true, v -> Units.timeMicros(v));
+                .yAxis("latency", true, Units::shortTime);
         for (int i = 0; i < result.targets().size(); i++) {
             TargetResult t = result.targets().get(i);
             List<RunResult> runs = sorted(t);
@@ -192,7 +192,7 @@ public final class HtmlReport {
         List<RunResult> runs = sorted(t);
         SvgChart chart = new SvgChart(t.label() + ": latency by percentile", 980, 440)
                 .xAxis("percentile", true, HtmlReport::percentileLabel)
-                .yAxis("latency", true, v -> Units.timeMicros(v))
+                .yAxis("latency", true, Units::shortTime)
                 .xRange(1, 1e6)
                 .xTicks(1, 10, 100, 1e3, 1e4, 1e5, 1e6);
         if (yMax > 0) {

@@ -64,6 +64,22 @@ public final class Units {
         return " ".repeat(Math.max(0, w - body.length())) + body + " ".repeat(pad);
     }
 
+    /** Axis labels: {@code 10us}, {@code 1ms}, {@code 250ms}, {@code 1s}, {@code 1.5s}. */
+    public static String shortTime(double micros) {
+        if (micros >= 1_000_000) {
+            return trim(micros / 1_000_000) + "s";
+        }
+        if (micros >= 1000) {
+            return trim(micros / 1000) + "ms";
+        }
+        return trim(micros) + "us";
+    }
+
+    private static String trim(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.2f", v)
+                .replaceAll("0+$", "").replaceAll("\\.$", "");
+    }
+
     /** A latency in microseconds as milliseconds with three decimals, the unit of .hgrm files and the report. */
     public static String millis(double micros) {
         return String.format(Locale.ROOT, "%.3f", micros / 1000.0);
