@@ -23,6 +23,9 @@ public final class Bench {
     private final BenchOptions options;
     private final SweepOptions sweep;
     private final PrintStream out;
+    /** Connections the prefill uses at most. */
+    static final int PREFILL_CONNECTIONS = 8;
+
     private Zipfian zipfian;
 
     private Bench(BenchOptions options, SweepOptions sweep, PrintStream out, PrintStream err) {
@@ -84,11 +87,14 @@ public final class Bench {
         long keys = options.workload().keys();
         out.printf("  prefill: PUT k1..k%d ...%n", keys);
         AtomicLong cursor = new AtomicLong();
-        LoadGenerator.Plan plan = new LoadGenerator.Plan(server.url(), 0, options.connections(), options.threads(),
-                Duration.ZERO, null, options.timeout());
+        // Few connections: a closed loop on all of them could overflow a small server queue, and every rejected
+        // PUT would be a key missing from the reads that follow.
+        int connections = Math.min(options.connections(), PREFILL_CONNECTIONS);
+        LoadGenerator.Plan plan = new LoadGenerator.Plan(server.url(), 0, connections,
+                Math.min(options.threads(), connections), Duration.ZERO, null, options.timeout());
         LoadGenerator.Outcome o = LoadGenerator.run(plan,
                 t -> encoder.prefill(cursor, keys, options.workload().valueSize(), options.seed() + 1000 + t), null);
-        RunResult r = RunResult.merge(server.label(), server.url(), "prefill", 0, options.connections(), o,
+        RunResult r = RunResult.merge(server.label(), server.url(), "prefill", 0, connections, o,
                 List.of());
         putCursor.set(keys);
         String summary = String.format(Locale.ROOT, "PUT k1..k%d: %d answers in %.1fs (%.0f req/s), status %s%s",

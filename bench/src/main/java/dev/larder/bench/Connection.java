@@ -82,10 +82,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return inFlight;
     }
 
-    boolean idle() {
-        return exhausted && !inFlight;
-    }
-
     long sentAt() {
         return sentAt;
     }
@@ -150,8 +146,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
         sentAt = now;
         sequence++;
         inFlight = true;
-        // How late the generator itself was: the request could have gone at max(due, connection free).
-        thread.recordLag(now, now - Math.max(due, freeSince));
+        // How late the generator itself was: the request could have gone at max(due, connection free). A closed
+        // loop has no schedule to be late for.
+        if (intervalNanos != 0) {
+            thread.recordLag(now, now - Math.max(due, freeSince));
+        }
         ch.writeAndFlush(request, ch.voidPromise());
     }
 

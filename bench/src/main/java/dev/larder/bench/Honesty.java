@@ -31,7 +31,7 @@ final class Honesty {
         } else {
             if (r.achievedRatio() < RunResult.ACHIEVED_THRESHOLD) {
                 out.add(new Warning(Warning.Kind.RATE_NOT_ACHIEVED, String.format(Locale.ROOT,
-                        "achieved %.1f req/s is %.1f%% of the target %s req/s (< %.0f%%): the server did not keep up "
+                        "achieved %.1f req/s is %.2f%% of the target %s req/s (< %.0f%%): the server did not keep up "
                                 + "(%d requests were still due and unsent at the end, %d unanswered)",
                         r.achievedRate(), 100 * r.achievedRatio(), Units.rate(r.targetRate()),
                         100 * RunResult.ACHIEVED_THRESHOLD, r.behindAtEnd(), r.inFlightAtEnd())));

@@ -94,7 +94,7 @@ public record Slo(Map<Double, Long> bounds, double minAchievedRatio, double maxE
             }
         }
         if (!r.closedLoop() && r.achievedRatio() < minAchievedRatio) {
-            out.add(String.format(Locale.ROOT, "achieved %.1f%% < %.0f%%", 100 * r.achievedRatio(),
+            out.add(String.format(Locale.ROOT, "achieved %.2f%% < %.0f%%", 100 * r.achievedRatio(),
                     100 * minAchievedRatio));
         }
         if (r.errorRatio() >= maxErrorRatio) {

@@ -10,6 +10,7 @@ import dev.larder.bench.SweepOptions;
 import dev.larder.bench.Target;
 import dev.larder.bench.ValueSize;
 import dev.larder.bench.Workload;
+import io.netty.util.ResourceLeakDetector;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -238,6 +239,13 @@ public final class BenchCommand implements Callable<Integer> {
         String serverCpus;
 
         int execute(CommandSpec spec, double rate, SweepOptions sweep) {
+            // A load generator allocates a buffer per request and releases it by the book (the tests run it under
+            // paranoid leak detection); sampling leaks in production runs only costs throughput. An explicit
+            // -Dio.netty.leakDetection.level still wins.
+            if (System.getProperty("io.netty.leakDetection.level") == null
+                    && System.getProperty("io.netty.leakDetectionLevel") == null) {
+                ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+            }
             BenchOptions options;
             try {
                 options = options(spec, rate);
