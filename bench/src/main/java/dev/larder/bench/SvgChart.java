@@ -131,12 +131,15 @@ final class SvgChart {
         s.append(String.format(Locale.ROOT, "<defs><clipPath id=\"%s\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
                 + "height=\"%d\"/></clipPath></defs>%n", clip, LEFT, TOP - 2, plotW + 2, plotH + 4));
         s.append("<g clip-path=\"url(#").append(clip).append(")\">\n");
+        int verticals = 0;
         for (Marker m : markers) {
             if (m.vertical()) {
                 double x = px(m.at());
+                // Stagger the labels of neighbouring markers so they do not print over each other.
+                int labelY = TOP + 12 + 13 * (verticals++ % 4);
                 s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
                         + "stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/><text x=\"%.1f\" y=\"%d\" fill=\"%s\">%s"
-                        + "</text>%n", x, TOP, x, TOP + plotH, m.color(), x + 4, TOP + 12, m.color(),
+                        + "</text>%n", x, TOP, x, TOP + plotH, m.color(), x + 4, labelY, m.color(),
                         HtmlReport.esc(m.label())));
             } else {
                 double y = py(m.at());
