@@ -1,0 +1,77 @@
+package dev.larder.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The checks that say when a run's numbers cannot be taken at face value. Each is cheap arithmetic on the merged
+ * result; the thresholds are deliberately simple so the warning can say exactly what it compared.
+ */
+final class Honesty {
+
+    /** Generator lag below this (µs) is never worth a warning. */
+    static final long LAG_FLOOR_MICROS = 1_000;
+    /** Lag p99 above this share of the corrected p99 means the generator, not the server, shaped the tail. */
+    static final double LAG_SHARE = 0.10;
+
+    private Honesty() {
+    }
+
+    static List<Warning> check(RunResult r) {
+        List<Warning> out = new ArrayList<>();
+        if (r.completed() == 0) {
+            out.add(new Warning(Warning.Kind.NO_RESPONSES, "no response arrived in the measured window"));
+            return out;
+        }
+        if (r.closedLoop()) {
+            out.add(new Warning(Warning.Kind.CLOSED_LOOP, "closed loop (--rate 0): each connection waits for its "
+                    + "answer before sending, so latencies are NOT corrected for coordinated omission; use it to find "
+                    + "the maximum throughput, not to judge latency"));
+        } else {
+            if (r.achievedRatio() < RunResult.ACHIEVED_THRESHOLD) {
+                out.add(new Warning(Warning.Kind.RATE_NOT_ACHIEVED, String.format(Locale.ROOT,
+                        "achieved %.1f req/s is %.2f%% of the target %s req/s (< %.0f%%): the server did not keep up "
+                                + "(%d requests were still due and unsent at the end, %d unanswered)",
+                        r.achievedRate(), 100 * r.achievedRatio(), Units.rate(r.targetRate()),
+                        100 * RunResult.ACHIEVED_THRESHOLD, r.behindAtEnd(), r.inFlightAtEnd())));
+            }
+            // More than 1% of the window's requests were already overdue when it opened.
+            double expected = r.targetRate() * r.seconds();
+            if (r.behindAtStart() > 0.01 * expected) {
+                out.add(new Warning(Warning.Kind.WARMUP_BACKLOG, String.format(Locale.ROOT,
+                        "%d requests due during the warm-up were still unsent when the window opened (%.1f%% of the "
+                                + "window's): the server had not caught up, so the window starts with a backlog; "
+                                + "use a longer --warmup", r.behindAtStart(), 100 * r.behindAtStart() / expected)));
+            }
+            // Little's law with one request in flight per connection: a connection is busy for the uncorrected
+            // latency, so carrying `rate` needs rate × latency connections at that percentile.
+            double p99Seconds = r.uncorrected().getValueAtPercentile(99) / 1e6;
+            double needed = r.targetRate() * p99Seconds;
+            if (r.connections() < needed) {
+                out.add(new Warning(Warning.Kind.TOO_FEW_CONNECTIONS, String.format(Locale.ROOT,
+                        "%d connections < rate %s/s x p99 %s = %.0f: with one request in flight per connection the "
+                                + "schedule cannot be kept; use --connections >= %d, or the server is overloaded",
+                        r.connections(), Units.rate(r.targetRate()),
+                        Units.timeMicros(r.uncorrected().getValueAtPercentile(99)), needed,
+                        (long) Math.ceil(needed * 2))));
+            }
+            long lagP99 = r.lag().getTotalCount() == 0 ? 0 : r.lag().getValueAtPercentile(99);
+            long correctedP99 = r.corrected().getValueAtPercentile(99);
+            if (lagP99 >= LAG_FLOOR_MICROS && lagP99 >= LAG_SHARE * correctedP99) {
+                out.add(new Warning(Warning.Kind.GENERATOR_LAG, String.format(Locale.ROOT,
+                        "the generator itself fell behind: its send lag p99 %s is %.0f%% of the corrected p99 %s "
+                                + "(lag %s); add --threads, pin it on its own core, or lower the rate",
+                        Units.timeMicros(lagP99), 100.0 * lagP99 / Math.max(1, correctedP99),
+                        Units.timeMicros(correctedP99), r.lagSummary())));
+            }
+        }
+        if (r.errors().total() > 0) {
+            out.add(new Warning(Warning.Kind.SOCKET_ERRORS, String.format(Locale.ROOT,
+                    "%d socket errors (connect %d, read %d, write %d, timeout %d): those requests are missing from "
+                            + "the latencies", r.errors().total(), r.errors().connect(), r.errors().read(),
+                    r.errors().write(), r.errors().timeout())));
+        }
+        return out;
+    }
+}

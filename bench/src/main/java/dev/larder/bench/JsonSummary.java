@@ -1,0 +1,130 @@
+package dev.larder.bench;
+
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/** The {@code --json} summary: options, and per target its settings, runs and sweep verdict. Latencies in ms. */
+final class JsonSummary {
+
+    private static final double[] PERCENTILES = {50, 75, 90, 99, 99.9, 99.99, 99.999};
+
+    private JsonSummary() {
+    }
+
+    static String of(BenchResult result) {
+        Json j = new Json().beginObject();
+        j.field("tool", "larder bench");
+        j.field("started", result.started().toString());
+        j.field("command", result.options().commandLine());
+        j.field("machine", result.machine());
+        j.field("generator", result.options().describe());
+        if (result.sweep() != null) {
+            SweepOptions s = result.sweep();
+            j.key("sweep").beginObject().field("from", s.from()).field("to", s.to()).field("step", s.step())
+                    .field("refine", s.refine()).field("slo", s.slo().describe())
+                    .field("initial_warmup_seconds", s.initialWarmup().toMillis() / 1000.0).endObject();
+        }
+        j.key("targets").beginArray();
+        for (TargetResult t : result.targets()) {
+            j.beginObject();
+            j.field("label", t.label());
+            j.field("url", t.url().toString());
+            j.field("admin_url", t.adminUrl().toString());
+            j.key("settings").beginArray();
+            for (String s : t.settings()) {
+                j.value(s);
+            }
+            j.endArray();
+            j.field("prefill", t.prefill());
+            if (t.sweep() != null) {
+                SweepOutcome o = t.sweep();
+                j.key("breakdown_rate");
+                if (o.breakdown() == null) {
+                    j.nullValue();
+                } else {
+                    j.value(o.breakdown());
+                }
+                j.field("breakdown_above_range", o.reachedTop());
+                j.field("verdict", o.verdict());
+            }
+            j.key("runs").beginArray();
+            for (RunResult r : t.runs()) {
+                run(j, r, t.sweep());
+            }
+            j.endArray();
+            j.endObject();
+        }
+        j.endArray();
+        return j.endObject().toString();
+    }
+
+    private static void run(Json j, RunResult r, SweepOutcome sweep) {
+        j.beginObject();
+        j.field("target_rate", r.targetRate());
+        j.field("closed_loop", r.closedLoop());
+        j.field("achieved_rate", r.achievedRate());
+        j.field("achieved_ratio", r.achievedRatio());
+        j.field("connections", r.connections());
+        j.field("threads", r.threads());
+        j.field("seconds", r.seconds());
+        j.field("requests", r.completed());
+        j.field("bytes", r.bytes());
+        j.key("latency_ms");
+        histogram(j, r.corrected());
+        j.key("uncorrected_latency_ms");
+        histogram(j, r.uncorrected());
+        j.key("generator_lag_ms");
+        histogram(j, r.lag());
+        j.key("socket_errors").beginObject().field("connect", r.errors().connect()).field("read", r.errors().read())
+                .field("write", r.errors().write()).field("timeout", r.errors().timeout()).endObject();
+        j.key("status").beginObject();
+        for (Map.Entry<Integer, Long> e : r.statusCounts().entrySet()) {
+            j.field(Integer.toString(e.getKey()), e.getValue());
+        }
+        j.endObject();
+        j.field("non_2xx_3xx", r.non2xx3xx());
+        j.field("error_ratio", r.errorRatio());
+        j.field("in_flight_at_end", r.inFlightAtEnd());
+        j.field("behind_schedule_at_end", r.behindAtEnd());
+        j.field("behind_schedule_at_start", r.behindAtStart());
+        j.key("warnings").beginArray();
+        for (Warning w : r.warnings()) {
+            j.beginObject().field("kind", w.kind().name()).field("message", w.message()).endObject();
+        }
+        j.endArray();
+        j.key("profiles").beginArray();
+        for (ProfileResult p : r.profiles()) {
+            j.beginObject().field("event", p.event()).field("seconds", p.seconds())
+                    .field("file", p.file() == null ? null : p.file().toString()).field("error", p.error())
+                    .endObject();
+        }
+        j.endArray();
+        if (sweep != null) {
+            for (SweepOutcome.Point p : sweep.points()) {
+                if (p.result() == r) {
+                    j.field("slo_held", p.held());
+                    j.key("slo_violations").beginArray();
+                    for (String v : p.violations()) {
+                        j.value(v);
+                    }
+                    j.endArray();
+                }
+            }
+        }
+        j.endObject();
+    }
+
+    private static void histogram(Json j, Histogram h) {
+        j.beginObject();
+        j.field("count", h.getTotalCount());
+        if (h.getTotalCount() > 0) {
+            j.field("mean", h.getMean() / 1000.0);
+            j.field("stdev", h.getStdDeviation() / 1000.0);
+            for (double p : PERCENTILES) {
+                j.field("p" + Slo.fmt(p), h.getValueAtPercentile(p) / 1000.0);
+            }
+            j.field("max", h.getMaxValue() / 1000.0);
+        }
+        j.endObject();
+    }
+}

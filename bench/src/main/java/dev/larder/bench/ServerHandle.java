@@ -1,0 +1,248 @@
+package dev.larder.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A target ready to be measured: its data URL, admin URL and the settings we could learn (the startup line, config
+ * lines from {@code /metrics}). For a launched target it owns the server process and its temporary data directory,
+ * and {@link #close()} stops the process with SIGTERM and deletes the directory.
+ */
+final class ServerHandle implements AutoCloseable {
+
+    private static final Pattern LISTENING = Pattern.compile("listening on (http://[^\\s]+)");
+    private static final Pattern STARTED = Pattern.compile("larder started: .*");
+    private static final Pattern ADMIN = Pattern.compile("admin[^\\n]*?(http://[^\\s/]+)");
+
+    private final Target target;
+    private final URI url;
+    private final URI adminUrl;
+    private final List<String> settings;
+    private final Process process;
+    private final Path dataDir;
+    private final Path log;
+
+    private ServerHandle(Target target, URI url, URI adminUrl, List<String> settings, Process process, Path dataDir,
+                         Path log) {
+        this.target = target;
+        this.url = url;
+        this.adminUrl = adminUrl;
+        this.settings = settings;
+        this.process = process;
+        this.dataDir = dataDir;
+        this.log = log;
+    }
+
+    String label() {
+        return target.label();
+    }
+
+    URI url() {
+        return url;
+    }
+
+    URI adminUrl() {
+        return adminUrl;
+    }
+
+    /** What we know of the server's configuration, one line each. */
+    List<String> settings() {
+        return settings;
+    }
+
+    /** Prepares a target: starts it if bench launches it, then reads its settings. */
+    static ServerHandle open(Target target, BenchOptions options) {
+        if (!target.launched()) {
+            URI admin = target.adminUrl() != null ? target.adminUrl()
+                    : URI.create("http://" + target.url().getHost() + ":" + Target.DEFAULT_ADMIN_PORT);
+            List<String> settings = new ArrayList<>();
+            if (target.serverLog() != null) {
+                startupLine(read(target.serverLog())).ifPresent(settings::add);
+            }
+            return new ServerHandle(target, target.url(), admin, withMetrics(settings, admin), null, null, null);
+        }
+        return launch(target, options);
+    }
+
+    private static ServerHandle launch(Target target, BenchOptions options) {
+        Path dataDir;
+        Path log;
+        try {
+            dataDir = Files.createTempDirectory("larder-bench-" + target.label().replaceAll("[^A-Za-z0-9_.-]", "_"));
+            log = Files.createTempFile("larder-bench-server", ".log");
+        } catch (IOException e) {
+            throw new BenchException("cannot create a data directory for '" + target.label() + "': " + e, e);
+        }
+        List<String> command = new ArrayList<>();
+        if (options.serverCpus() != null) {
+            command.addAll(List.of("taskset", "-c", options.serverCpus()));
+        }
+        command.addAll(options.serverCommand());
+        command.addAll(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
+        int adminPort = target.adminPortFlag();
+        if (adminPort < 0 && target.adminUrl() == null && supportsAdminPort(options)) {
+            // Give each launched server its own free admin port rather than the shared default, which some
+            // other server on this machine may hold.
+            adminPort = freePort();
+            command.addAll(List.of("--admin-port", Integer.toString(adminPort)));
+        }
+        command.addAll(target.serveArgs());
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        } catch (IOException e) {
+            deleteTree(dataDir);
+            throw new BenchException("cannot start '" + target.label() + "' (" + String.join(" ", command) + "): "
+                    + e.getMessage(), e);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        String output = "";
+        while (System.nanoTime() < deadline) {
+            output = read(log);
+            Matcher m = LISTENING.matcher(output);
+            if (m.find()) {
+                URI url = URI.create(m.group(1));
+                URI admin;
+                if (target.adminUrl() != null) {
+                    admin = target.adminUrl();
+                } else if (adminPort > 0) {
+                    admin = URI.create("http://" + url.getHost() + ":" + adminPort);
+                } else {
+                    Matcher a = ADMIN.matcher(output);
+                    admin = a.find() ? URI.create(a.group(1))
+                            : URI.create("http://" + url.getHost() + ":" + Target.DEFAULT_ADMIN_PORT);
+                }
+                List<String> settings = new ArrayList<>();
+                settings.add("launched: larder serve " + String.join(" ", target.serveArgs())
+                        + (options.serverCpus() != null ? " (taskset -c " + options.serverCpus() + ")" : ""));
+                startupLine(output).ifPresent(settings::add);
+                return new ServerHandle(target, url, admin, withMetrics(settings, admin), process, dataDir, log);
+            }
+            if (!process.isAlive()) {
+                break;
+            }
+            sleep(50);
+        }
+        process.destroyForcibly();
+        deleteTree(dataDir);
+        throw new BenchException("server '" + target.label() + "' did not start (" + String.join(" ", command)
+                + "); its output:\n" + output);
+    }
+
+    // Whether this larder build has an admin endpoint at all (older builds reject the flag).
+    private static boolean supportsAdminPort(BenchOptions options) {
+        List<String> command = new ArrayList<>(options.serverCommand());
+        command.addAll(List.of("serve", "--help"));
+        try {
+            Path out = Files.createTempFile("larder-bench-help", ".txt");
+            try {
+                Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return false;
+                }
+                return read(out).contains("--admin-port");
+            } finally {
+                Files.deleteIfExists(out);
+            }
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new BenchException("cannot find a free port for the admin endpoint: " + e.getMessage(), e);
+        }
+    }
+
+    private static List<String> withMetrics(List<String> settings, URI admin) {
+        new AdminClient(admin).metrics().ifPresent(m -> {
+            for (String line : AdminClient.settingLines(m)) {
+                settings.add("metrics (" + admin + "): " + line);
+            }
+        });
+        return List.copyOf(settings);
+    }
+
+    static java.util.Optional<String> startupLine(String output) {
+        String last = null;
+        Matcher m = STARTED.matcher(output);
+        while (m.find()) {
+            last = m.group().strip();
+        }
+        return java.util.Optional.ofNullable(last);
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BenchException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        deleteTree(dataDir);
+        try {
+            Files.deleteIfExists(log);
+        } catch (IOException e) {
+            // a temp file left behind is harmless
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // best effort
+                }
+            });
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.larder.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.util.List;
+import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+/** The warnings on synthetic results, where each threshold can be hit exactly. */
+class HonestyTest {
+
+    private static RunResult result(double rate, long completed, double seconds, int connections,
+                                    long correctedMicros, long uncorrectedMicros, long lagMicros,
+                                    SocketErrors errors) {
+        return result(rate, completed, seconds, connections, correctedMicros, uncorrectedMicros, lagMicros, errors, 0);
+    }
+
+    private static RunResult result(double rate, long completed, double seconds, int connections,
+                                    long correctedMicros, long uncorrectedMicros, long lagMicros,
+                                    SocketErrors errors, long behindAtStart) {
+        Histogram c = GeneratorThread.newHistogram();
+        Histogram u = GeneratorThread.newHistogram();
+        Histogram lag = GeneratorThread.newHistogram();
+        c.recordValueWithCount(correctedMicros, completed);
+        u.recordValueWithCount(uncorrectedMicros, completed);
+        lag.recordValueWithCount(lagMicros, completed);
+        TreeMap<Integer, Long> status = new TreeMap<>();
+        status.put(200, completed);
+        return new RunResult("t", URI.create("http://127.0.0.1:1"), "get", rate, connections, 1, seconds, c, u, lag,
+                completed, 0, errors, status, new double[0], 0, 0, behindAtStart, List.of(), List.of());
+    }
+
+    private static List<Warning.Kind> kinds(RunResult r) {
+        return Honesty.check(r).stream().map(Warning::kind).toList();
+    }
+
+    @Test
+    void aCleanRunHasNoWarnings() {
+        assertEquals(List.of(), kinds(result(1000, 10_000, 10, 64, 2000, 1500, 50, SocketErrors.NONE)));
+    }
+
+    @Test
+    void achievedRateBelowNinetyNinePercent() {
+        assertEquals(List.of(), kinds(result(1000, 9_900, 10, 64, 2000, 1500, 50, SocketErrors.NONE)));
+        assertEquals(List.of(Warning.Kind.RATE_NOT_ACHIEVED),
+                kinds(result(1000, 9_899, 10, 64, 2000, 1500, 50, SocketErrors.NONE)));
+    }
+
+    @Test
+    void tooFewConnectionsForRateTimesP99() {
+        // 10000/s x 10 ms = 100 connections needed
+        assertEquals(List.of(Warning.Kind.TOO_FEW_CONNECTIONS),
+                kinds(result(10_000, 100_000, 10, 64, 12_000, 10_000, 50, SocketErrors.NONE)));
+        assertEquals(List.of(), kinds(result(10_000, 100_000, 10, 128, 12_000, 10_000, 50, SocketErrors.NONE)));
+    }
+
+    @Test
+    void generatorLagThatShapesTheTail() {
+        assertEquals(List.of(Warning.Kind.GENERATOR_LAG),
+                kinds(result(1000, 10_000, 10, 64, 5_000, 1500, 2_000, SocketErrors.NONE)));
+        // below the 1 ms floor
+        assertEquals(List.of(), kinds(result(1000, 10_000, 10, 64, 2_000, 1500, 900, SocketErrors.NONE)));
+        // small against a slow server's tail
+        assertEquals(List.of(), kinds(result(1000, 10_000, 10, 64, 500_000, 1500, 2_000, SocketErrors.NONE)));
+    }
+
+    @Test
+    void warmupBacklogSpillingIntoTheWindow() {
+        // 1000/s for 10 s: 100 requests is 1% of the window, the limit.
+        assertEquals(List.of(), kinds(result(1000, 10_000, 10, 64, 2000, 1500, 50, SocketErrors.NONE, 100)));
+        assertEquals(List.of(Warning.Kind.WARMUP_BACKLOG),
+                kinds(result(1000, 10_000, 10, 64, 2000, 1500, 50, SocketErrors.NONE, 101)));
+    }
+
+    @Test
+    void socketErrorsAndClosedLoop() {
+        List<Warning.Kind> k = kinds(result(1000, 10_000, 10, 64, 2000, 1500, 50, new SocketErrors(1, 2, 0, 3)));
+        assertEquals(List.of(Warning.Kind.SOCKET_ERRORS), k);
+        RunResult closed = result(0, 10_000, 10, 64, 2000, 2000, 0, SocketErrors.NONE);
+        assertEquals(List.of(Warning.Kind.CLOSED_LOOP), kinds(closed));
+        assertTrue(closed.closedLoop());
+        assertEquals(1.0, closed.achievedRatio());
+        assertFalse(kinds(result(1000, 0, 10, 64, 1, 1, 0, SocketErrors.NONE)).isEmpty());
+    }
+}

@@ -1,0 +1,386 @@
+package dev.larder.cli;
+
+import dev.larder.bench.Bench;
+import dev.larder.bench.BenchException;
+import dev.larder.bench.BenchOptions;
+import dev.larder.bench.KeyDistribution;
+import dev.larder.bench.Operation;
+import dev.larder.bench.Slo;
+import dev.larder.bench.SweepOptions;
+import dev.larder.bench.Target;
+import dev.larder.bench.ValueSize;
+import dev.larder.bench.Workload;
+import io.netty.util.ResourceLeakDetector;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code larder bench}: an open-loop, coordinated-omission-corrected load generator (wrk2's method) with Larder's
+ * workloads; {@code larder bench sweep} finds the breakdown point. The flags map onto {@link BenchOptions}; the
+ * measuring is done in module {@code bench}.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false, subcommands = {BenchCommand.SweepCommand.class},
+        description = {"Sends requests at a constant rate (open loop, as wrk2 does) and reports latency from the time "
+                + "each request was due, beside the uncorrected latency, in wrk2's text layout.",
+                "Example: larder bench -R 20000 -d 30s --workload get --prefill http://127.0.0.1:8080"},
+        footer = {"", "Honesty checks print WARNING lines when the achieved rate is below 99%% of the target, when "
+                + "connections < rate x p99, or when the generator itself fell behind.",
+                "See docs/benchmarking.md."})
+public final class BenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LoadFlags flags;
+
+    @Option(names = {"-R", "--rate"}, converter = RateConverter.class,
+            description = "Total requests/s over all connections (10k, 1.5M). 0 = closed loop: each connection "
+                    + "sends as soon as it is answered (maximum throughput; latency then NOT corrected).")
+    Double rate;
+
+    @Override
+    public Integer call() {
+        if (rate == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--rate=<rate>' "
+                    + "(requests/s; 0 = closed loop)");
+        }
+        return flags.execute(spec, rate, null);
+    }
+
+    /** {@code larder bench sweep}: steps the rate and finds the highest one that holds the SLO. */
+    @Command(name = "sweep", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            sortOptions = false,
+            description = {"Runs the load at rising rates from --from to --to (then bisects between the last rate "
+                    + "that held the SLO and the first that missed) and reports the breakdown point: the highest "
+                    + "rate with the SLO's latency, >= 99%% of the target rate achieved and < 0.1%% errors.",
+                    "Example: larder bench sweep --from 5k --to 50k --step 5k --slo p99=10ms -d 20s "
+                            + "--report out/ http://127.0.0.1:8080"})
+    static final class SweepCommand implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LoadFlags flags;
+
+        @Option(names = "--from", required = true, converter = RateConverter.class,
+                description = "First rate, requests/s.")
+        double from;
+
+        @Option(names = "--to", required = true, converter = RateConverter.class,
+                description = "Last rate of the steps, requests/s.")
+        double to;
+
+        @Option(names = "--step", converter = RateConverter.class,
+                description = "Rate increment (default: (to - from) / 9, ten steps).")
+        Double step;
+
+        @Option(names = "--refine", defaultValue = "2",
+                description = "Bisection runs between the last rate that held and the first that missed "
+                        + "(default: ${DEFAULT-VALUE}).")
+        int refine;
+
+        @Option(names = "--slo", defaultValue = "p99=10ms",
+                description = "Latency bounds on the corrected latency, e.g. p99=10ms or p50=2ms,p99.9=50ms "
+                        + "(default: ${DEFAULT-VALUE}); a rate must also achieve >= 99%% of its target with < 0.1%% "
+                        + "failed requests (socket errors, 5xx, 4xx other than 404).")
+        String slo;
+
+        @Option(names = "--keep-going",
+                description = "Keep stepping up to --to after the first miss (full curves in the report).")
+        boolean keepGoing;
+
+        @Option(names = "--pause", defaultValue = "2s",
+                description = "Idle time between rates so server queues drain (default: ${DEFAULT-VALUE}).")
+        Duration pause;
+
+        @Option(names = "--initial-warmup",
+                description = "Warm-up of the first rate, for a freshly started server's JIT and caches (default: "
+                        + "3 x --warmup).")
+        Duration initialWarmup;
+
+        @Override
+        public Integer call() {
+            SweepOptions sweep;
+            try {
+                sweep = new SweepOptions(from, to, step != null ? step : SweepOptions.defaultStep(from, to), refine,
+                        Slo.parse(slo), keepGoing, pause,
+                        initialWarmup != null ? initialWarmup : flags.warmup.multipliedBy(3));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+            }
+            return flags.execute(spec, from, sweep);
+        }
+    }
+
+    /** The flags {@code bench} and {@code bench sweep} share. */
+    static final class LoadFlags {
+
+        @Parameters(index = "0", arity = "0..1", paramLabel = "URL",
+                description = "Server to load, e.g. http://127.0.0.1:8080 (optional when --compare names the "
+                        + "servers).")
+        String url;
+
+        @Option(names = {"-c", "--connections"}, defaultValue = "64",
+                description = "Keep-alive connections, one request in flight on each (default: ${DEFAULT-VALUE}).")
+        int connections;
+
+        @Option(names = {"-t", "--threads"}, defaultValue = "1",
+                description = "Generator threads (event loops) (default: ${DEFAULT-VALUE}).")
+        int threads;
+
+        @Option(names = {"-d", "--duration"}, defaultValue = "30s",
+                description = "Measured window (default: ${DEFAULT-VALUE}).")
+        Duration duration;
+
+        @Option(names = "--warmup", defaultValue = "10s",
+                description = "Load before the measured window, excluded from results (default: ${DEFAULT-VALUE}).")
+        Duration warmup;
+
+        @Option(names = "--timeout", defaultValue = "10s",
+                description = "A request unanswered this long is a timeout error; its connection is reopened "
+                        + "(default: ${DEFAULT-VALUE}).")
+        Duration timeout;
+
+        @Option(names = {"-w", "--workload"}, defaultValue = "get",
+                description = "put, get, delete, range (every key with prefix kN), or url (GET the URL as given, "
+                        + "like plain wrk) (default: ${DEFAULT-VALUE}).")
+        String workload;
+
+        @Option(names = "--mix", description = "Weighted mix instead of one workload, e.g. get=90,put=10.")
+        String mix;
+
+        @Option(names = "--keys", defaultValue = "100000",
+                description = "Key space k1..kN for get/delete/range and random-id puts (default: ${DEFAULT-VALUE}).")
+        long keys;
+
+        @Option(names = "--distribution", defaultValue = "uniform",
+                description = "How get/delete/range pick keys: uniform or zipfian (YCSB, theta 0.99) "
+                        + "(default: ${DEFAULT-VALUE}).")
+        String distribution;
+
+        @Option(names = "--put-ids", defaultValue = "sequential",
+                description = "sequential (new ids after the prefilled ones, like put.lua) or random (uniform "
+                        + "over --keys) (default: ${DEFAULT-VALUE}).")
+        String putIds;
+
+        @Option(names = "--value-size", defaultValue = "64",
+                description = "PUT body size: fixed (64, 4k) or a range (64-4k) (default: ${DEFAULT-VALUE}).")
+        String valueSize;
+
+        @Option(names = "--prefill", description = "PUT k1..k<keys> before the warm-up (do it for get/range).")
+        boolean prefill;
+
+        @Option(names = "--seed", defaultValue = "42",
+                description = "Seed of the ids, mix and values (default: ${DEFAULT-VALUE}).")
+        long seed;
+
+        @Option(names = {"-H", "--header"}, description = "Extra request header 'Name: value' (repeatable).")
+        List<String> headers = new ArrayList<>();
+
+        @Option(names = "--json", paramLabel = "FILE",
+                description = "Write a JSON summary; '-' prints it on stdout (the text then goes to stderr).")
+        Path json;
+
+        @Option(names = "--hgrm", paramLabel = "FILE",
+                description = "Write the corrected latency as an HdrHistogram .hgrm file (uncorrected beside it; "
+                        + "in a sweep or comparison the target and rate are added to the name).")
+        Path hgrm;
+
+        @Option(names = "--report", paramLabel = "DIR",
+                description = "Write a self-contained HTML report (DIR/index.html, with .hgrm files and profiles).")
+        Path report;
+
+        @Option(names = "--profile", split = ",", paramLabel = "EVENT",
+                description = "During each measured window fetch flame graphs from the server's admin endpoint: "
+                        + "cpu, alloc, lock, wall (comma-separated; they run one after another).")
+        List<String> profile = new ArrayList<>();
+
+        @Option(names = "--admin-url", paramLabel = "URL",
+                description = "Server admin endpoint for --profile and settings (default: the target host, port "
+                        + Target.DEFAULT_ADMIN_PORT + ").")
+        URI adminUrl;
+
+        @Option(names = "--server-log", paramLabel = "FILE",
+                description = "A file with the server's startup line ('larder started: ...'), for the report.")
+        Path serverLog;
+
+        @Option(names = "--compare", paramLabel = "SPEC",
+                description = "Also measure another server (repeatable): [label=]http://host:port for a running "
+                        + "one, or [label=]FLAGS to start 'larder serve FLAGS' from this jar on a fresh data "
+                        + "directory, e.g. --compare \"sync=--workers 0\" --compare \"async=\".")
+        List<String> compare = new ArrayList<>();
+
+        @Option(names = "--label", description = "Name of the URL's server in outputs (default: host:port).")
+        String label;
+
+        @Option(names = "--server-cpus", paramLabel = "LIST",
+                description = "Pin servers that bench starts with taskset -c LIST (e.g. 1).")
+        String serverCpus;
+
+        int execute(CommandSpec spec, double rate, SweepOptions sweep) {
+            // A load generator allocates a buffer per request and releases it by the book (the tests run it under
+            // paranoid leak detection); sampling leaks in production runs only costs throughput. An explicit
+            // -Dio.netty.leakDetection.level still wins.
+            if (System.getProperty("io.netty.leakDetection.level") == null
+                    && System.getProperty("io.netty.leakDetectionLevel") == null) {
+                ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+            }
+            BenchOptions options;
+            try {
+                options = options(spec, rate);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+            }
+            // picocli's writers (tests replace them), as the streams the bench module prints to.
+            PrintStream out = printStream(spec.commandLine().getOut());
+            PrintStream err = printStream(spec.commandLine().getErr());
+            try {
+                Bench.run(options, sweep, out, err);
+                return 0;
+            } catch (BenchException e) {
+                err.println("larder bench: " + e.getMessage());
+                return 1;
+            } finally {
+                out.flush();
+                err.flush();
+            }
+        }
+
+        private static PrintStream printStream(PrintWriter w) {
+            return new PrintStream(new OutputStream() {
+                @Override
+                public void write(int b) {
+                    w.write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    w.write(new String(b, off, len, StandardCharsets.UTF_8));
+                }
+
+                @Override
+                public void flush() {
+                    w.flush();
+                }
+            }, true, StandardCharsets.UTF_8);
+        }
+
+        BenchOptions options(CommandSpec spec, double rate) {
+            BenchOptions.Builder b = BenchOptions.builder();
+            if (url != null) {
+                URI u = Target.validate(URI.create(url));
+                Target t = Target.external(label != null ? label : u.getHost() + ":" + u.getPort(), u);
+                if (adminUrl != null) {
+                    t = t.withAdminUrl(adminUrl);
+                }
+                if (serverLog != null) {
+                    t = t.withServerLog(serverLog);
+                }
+                b.target(t);
+            }
+            for (int i = 0; i < compare.size(); i++) {
+                Target t = Target.parse(compare.get(i), i + 1);
+                if (adminUrl != null && !t.launched() && url == null && i == 0) {
+                    t = t.withAdminUrl(adminUrl);
+                }
+                b.target(t);
+            }
+            List<Workload.Weighted> weights = mix != null ? Workload.parseMix(mix)
+                    : List.of(new Workload.Weighted(Operation.fromFlag(workload), 1));
+            Workload w = new Workload(weights, keys, KeyDistribution.fromFlag(distribution), putIdsRandom(),
+                    valueSize(valueSize));
+            return b.rate(rate).connections(connections).threads(threads).warmup(warmup).duration(duration)
+                    .timeout(timeout).workload(w).prefill(prefill).seed(seed).headers(headers).json(json).hgrm(hgrm)
+                    .reportDir(report).profileEvents(profile.stream().map(s -> s.trim().toLowerCase(Locale.ROOT))
+                            .filter(s -> !s.isEmpty()).toList())
+                    .serverCommand(serverCommand()).serverCpus(serverCpus)
+                    .commandLine(commandLine(spec)).build();
+        }
+
+        private boolean putIdsRandom() {
+            return switch (putIds.trim().toLowerCase(Locale.ROOT)) {
+                case "sequential", "seq" -> false;
+                case "random", "uniform" -> true;
+                default -> throw new IllegalArgumentException("put-ids: '" + putIds
+                        + "' (expected: sequential or random)");
+            };
+        }
+
+        static ValueSize valueSize(String text) {
+            SizeConverter sizes = new SizeConverter();
+            String t = text.trim();
+            int dash = t.indexOf('-', 1);
+            try {
+                if (dash < 0) {
+                    return ValueSize.fixed(Math.toIntExact(sizes.convert(t)));
+                }
+                return new ValueSize(Math.toIntExact(sizes.convert(t.substring(0, dash))),
+                        Math.toIntExact(sizes.convert(t.substring(dash + 1))));
+            } catch (TypeConversionException | ArithmeticException e) {
+                throw new IllegalArgumentException("value-size: '" + text + "' (expected: 64, 4k or 64-4k)");
+            }
+        }
+
+        // `java -cp <this class path> dev.larder.cli.Larder`: works from the fat jar and from classes alike.
+        private static List<String> serverCommand() {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            return List.of(java, "-cp", System.getProperty("java.class.path"), Larder.class.getName());
+        }
+
+        private static String commandLine(CommandSpec spec) {
+            List<String> args = spec.root().commandLine().getParseResult().originalArgs();
+            StringBuilder sb = new StringBuilder("java -jar larder.jar");
+            for (String a : args) {
+                sb.append(' ');
+                sb.append(a.isEmpty() || a.matches(".*[\\s\"'$].*") ? "'" + a.replace("'", "'\\''") + "'" : a);
+            }
+            return sb.toString();
+        }
+    }
+
+    /** Reads rates: {@code 20000}, {@code 20k}, {@code 1.5k}, {@code 1M}. */
+    static final class RateConverter implements ITypeConverter<Double> {
+        @Override
+        public Double convert(String value) {
+            String v = value.trim().toLowerCase(Locale.ROOT);
+            double scale = 1;
+            if (v.endsWith("k")) {
+                scale = 1e3;
+                v = v.substring(0, v.length() - 1);
+            } else if (v.endsWith("m")) {
+                scale = 1e6;
+                v = v.substring(0, v.length() - 1);
+            }
+            try {
+                double d = Double.parseDouble(v) * scale;
+                if (d < 0 || Double.isNaN(d) || Double.isInfinite(d)) {
+                    throw new NumberFormatException();
+                }
+                return d;
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' is not a rate (expected e.g. 20000, 20k, 1.5M)");
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.larder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code larder bench} from the fat jar against real Larder servers: prefill + GETs, and a two-server sweep. */
+class BenchIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void prefilledGetsAnswer200AndTheJsonSaysSo() throws Exception {
+        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"))) {
+            Path json = dir.resolve("get.json");
+            LarderProcess bench = LarderProcess.run("bench", "-R", "200", "-c", "8", "-d", "2s", "--warmup", "1s",
+                    "--prefill", "--keys", "500", "-w", "get", "--json", json.toString(), larder.baseUrl());
+            assertEquals(0, bench.awaitExit(Duration.ofSeconds(90)), bench.output());
+            assertTrue(bench.output().contains("prefill: PUT k1..k500: 500 answers"), bench.output());
+            assertTrue(bench.output().contains("Requests/sec:"), bench.output());
+            String summary = Files.readString(json);
+            assertTrue(summary.contains("\"200\": "), summary);
+            assertFalse(summary.contains("\"404\": "), summary);
+        }
+    }
+
+    @Test
+    void sweepComparesTwoLaunchedFlagSetsInOneReport() throws Exception {
+        Path report = dir.resolve("report");
+        LarderProcess bench = LarderProcess.run("bench", "sweep", "--from", "100", "--to", "300", "--step", "200",
+                "--refine", "0", "--pause", "0", "-c", "8", "-d", "1s", "--warmup", "500ms", "-w", "put",
+                "--slo", "p99=10s", "--keep-going", "--compare", "sync=--workers 0", "--compare", "async=--workers 2",
+                "--report", report.toString());
+        assertEquals(0, bench.awaitExit(Duration.ofSeconds(180)), bench.output());
+        String out = bench.output();
+        assertTrue(out.contains("== sync (http://127.0.0.1:"), out);
+        assertTrue(out.contains("== async (http://127.0.0.1:"), out);
+        assertTrue(out.contains("server: larder started: "), out);
+        assertTrue(out.contains("workers=0 (synchronous"), out);
+        String html = Files.readString(report.resolve("index.html"));
+        assertTrue(html.contains(">sync &mdash; ") && html.contains(">async &mdash; "), "both servers in the report");
+        assertTrue(html.contains("launched: larder serve --workers 0"), "settings");
+        // --keep-going: both rates run whatever a cold server does to the first one.
+        assertTrue(Files.exists(report.resolve("hgrm/async-100.hgrm")));
+        assertTrue(Files.exists(report.resolve("hgrm/async-300.hgrm")));
+    }
+}
