@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.LastHttpContent;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -53,6 +54,28 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
             state.bytesRead(System.nanoTime());
         }
         ctx.fireChannelRead(msg);
+    }
+
+    /**
+     * Sits right after the HTTP decoder and stops the read-timeout clock when a request has fully arrived on the
+     * wire. The dispatcher cannot be the one to tell: a request whose body is over the limit is answered 413 and
+     * swallowed by the aggregator, and the clock left running would later send an unsolicited 408 on a healthy
+     * keep-alive connection.
+     */
+    static final class RequestEnd extends ChannelInboundHandlerAdapter {
+        private final ConnectionState state;
+
+        RequestEnd(ConnectionState state) {
+            this.state = state;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof LastHttpContent) {
+                state.requestReceived();
+            }
+            ctx.fireChannelRead(msg);
+        }
     }
 
     private void check(ChannelHandlerContext ctx) {

@@ -140,6 +140,23 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             complete(HttpResponses.closing(malformed(result.cause())));
             return;
         }
+        if (request.protocolVersion().majorVersion() != 1) {
+            // An HTTP/2 prior-knowledge preface ("PRI * HTTP/2.0") or any other major version: say so and close,
+            // rather than answer "unknown path *" and then misparse the binary frames that follow.
+            closeAfterResponse = true;
+            complete(HttpResponses.text(HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED,
+                    request.protocolVersion().text() + " is not supported on this port; use HTTP/1.1"));
+            return;
+        }
+        String coding = request.headers().get(HttpHeaderNames.TRANSFER_ENCODING);
+        if (coding != null) {
+            // The aggregator removes a lone "chunked" once it has decoded it. Anything left ("gzip, chunked", ...) is
+            // a coding we would otherwise store still encoded: refuse it (RFC 9112 6.1: 501) and close.
+            closeAfterResponse = true;
+            complete(HttpResponses.text(HttpResponseStatus.NOT_IMPLEMENTED,
+                    "Transfer-Encoding '" + coding + "' is not supported; send chunked or Content-Length"));
+            return;
+        }
         if (!HttpUtil.isKeepAlive(request)) {
             closeAfterResponse = true;
         }
