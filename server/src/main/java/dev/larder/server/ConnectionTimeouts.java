@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Enforces {@code --read-timeout} (a request must arrive whole within it, so a client trickling bytes cannot hold a
- * connection) and {@code --idle-timeout} (keep-alive connections with nothing to do are closed).
+ * connection) and {@code --idle-timeout} (keep-alive connections with nothing to do are closed, and so are those whose
+ * client has not read its responses for that long).
  *
  * <p>One periodic check per connection instead of a timer per request: the hot path only stores a timestamp.
  */
@@ -21,6 +22,8 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
     private final long readTimeoutNanos;
     private final long idleTimeoutNanos;
     private ScheduledFuture<?> check;
+    // When the outbound buffer last went over the high-water mark; 0 while the client keeps up.
+    private long unwritableSince;
 
     ConnectionTimeouts(ConnectionState state, long readTimeoutNanos, long idleTimeoutNanos) {
         this.state = state;
@@ -46,6 +49,12 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
             check.cancel(false);
         }
         super.channelInactive(ctx);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        unwritableSince = ctx.channel().isWritable() ? 0 : System.nanoTime();
+        super.channelWritabilityChanged(ctx);
     }
 
     @Override
@@ -83,6 +92,13 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
             return;
         }
         long now = System.nanoTime();
+        if (idleTimeoutNanos > 0 && unwritableSince != 0 && now - unwritableSince > idleTimeoutNanos) {
+            // The client has not read its answers for a whole idle period. Memory is bounded already (reading
+            // stopped at the high-water mark); this frees the connection.
+            check.cancel(false);
+            ctx.close();
+            return;
+        }
         if (readTimeoutNanos > 0 && state.partialSince != 0 && now - state.partialSince > readTimeoutNanos) {
             check.cancel(false);
             if (state.busy) {

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -116,6 +117,14 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            // The codec gave up on the input, typically a client pipelining more than HttpServerCodec's 128
+            // unanswered requests (pausing reads does not stop it decoding what one read brought). It drops the
+            // rest of the input; answer what is in progress, saying "close", then close, instead of resetting the
+            // connection under answers already on their way.
+            closeWhenIdle();
+            return;
+        }
         // Connection resets and the like: nothing to answer, the peer is gone.
         ctx.close();
     }
