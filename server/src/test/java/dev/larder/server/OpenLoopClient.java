@@ -197,12 +197,23 @@ final class OpenLoopClient implements AutoCloseable {
     private final int maxOutstanding;
     private final int keys;
     private final byte[] value;
+    private final int[] mix;
     private final Random random = new Random(42);
     private Phase current = new Phase("idle", 0);
     private int next;
 
     OpenLoopClient(InetSocketAddress address, int connections, int maxOutstanding, int keys, int valueSize)
             throws InterruptedException {
+        this(address, connections, maxOutstanding, keys, valueSize, new int[] {50, 50, 0, 0});
+    }
+
+    /** {@code mix}: percentages of GET, PUT, DELETE and short range reads (about ten keys each). */
+    OpenLoopClient(InetSocketAddress address, int connections, int maxOutstanding, int keys, int valueSize, int[] mix)
+            throws InterruptedException {
+        if (mix.length != 4 || mix[0] + mix[1] + mix[2] + mix[3] != 100) {
+            throw new IllegalArgumentException("mix: " + java.util.Arrays.toString(mix) + " (expected: 4 parts of 100)");
+        }
+        this.mix = mix.clone();
         this.maxOutstanding = maxOutstanding;
         this.keys = keys;
         this.value = new byte[valueSize];
@@ -269,8 +280,7 @@ final class OpenLoopClient implements AutoCloseable {
                     if (c == null) {
                         phase.dropped++;
                     } else {
-                        send(c, phase, intended, random.nextBoolean() ? put(random.nextInt(keys))
-                                : get(random.nextInt(keys)));
+                        send(c, phase, intended, next());
                     }
                 }
                 for (Connection c : connections) {
@@ -314,7 +324,7 @@ final class OpenLoopClient implements AutoCloseable {
             Connection c = connections.get(i);
             if (c.outstanding.isEmpty()) {
                 phase.due++;
-                send(c, phase, now, random.nextBoolean() ? put(random.nextInt(keys)) : get(random.nextInt(keys)));
+                send(c, phase, now, next());
                 c.channel.flush();
             }
         }
@@ -343,18 +353,41 @@ final class OpenLoopClient implements AutoCloseable {
         c.channel.write(request, c.channel.voidPromise());
     }
 
+    /** The next request of the mix. */
+    private FullHttpRequest next() {
+        int dice = random.nextInt(100);
+        int key = random.nextInt(keys);
+        if (dice < mix[0]) {
+            return get(key);
+        } else if (dice < mix[0] + mix[1]) {
+            return put(key);
+        } else if (dice < mix[0] + mix[1] + mix[2]) {
+            return request(HttpMethod.DELETE, "/v0/entity?id=" + key(key));
+        }
+        return request(HttpMethod.GET, "/v0/entities?start=" + key(key) + "&end=" + key(key + 10));
+    }
+
+    /** Fixed width, so that a range of ten numbers is a range of ten keys. */
+    private static String key(int n) {
+        String digits = Integer.toString(n);
+        return "load-" + "0000000".substring(Math.min(7, digits.length())) + digits;
+    }
+
+    private static FullHttpRequest request(HttpMethod method, String target) {
+        FullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, Unpooled.EMPTY_BUFFER);
+        r.headers().set(HttpHeaderNames.HOST, "larder").setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+        return r;
+    }
+
     private FullHttpRequest put(int key) {
         FullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT,
-                "/v0/entity?id=load-" + key, Unpooled.wrappedBuffer(value));
+                "/v0/entity?id=" + key(key), Unpooled.wrappedBuffer(value));
         r.headers().set(HttpHeaderNames.HOST, "larder").setInt(HttpHeaderNames.CONTENT_LENGTH, value.length);
         return r;
     }
 
     private FullHttpRequest get(int key) {
-        FullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET,
-                "/v0/entity?id=load-" + key, Unpooled.EMPTY_BUFFER);
-        r.headers().set(HttpHeaderNames.HOST, "larder").setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-        return r;
+        return request(HttpMethod.GET, "/v0/entity?id=" + key(key));
     }
 
     @Override
