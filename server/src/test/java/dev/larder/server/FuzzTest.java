@@ -13,6 +13,7 @@ import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -36,14 +37,16 @@ import org.junit.jupiter.api.io.TempDir;
  * open, and no input produced a 500. At the end the leak guard (paranoid) must have nothing to report.
  *
  * <p>{@code -Dlarder.fuzz.inputs=N} (default 3000), {@code -Dlarder.fuzz.seed=S}; input {@code i} depends only on
- * {@code S + i}, so a failure names the input to replay.
+ * {@code S + i}, so a failure names the input to replay ({@code -Dlarder.fuzz.from=i}).
  */
 @ExtendWith(LeakDetection.class)
 class FuzzTest {
 
     private static final int INPUTS = Integer.getInteger("larder.fuzz.inputs", 3000);
+    private static final int FROM = Integer.getInteger("larder.fuzz.from", 0);   // replay: start at this input
     private static final long SEED = Long.getLong("larder.fuzz.seed", 0x1a7de7L);
     private static final int BATCH = 250;
+    private static final int MAX_INPUT = 64 * 1024;
     private static final int PARALLEL = 4;
 
     private static final String[] SEEDS = {
@@ -89,9 +92,9 @@ class FuzzTest {
             ExecutorService clients = Executors.newFixedThreadPool(PARALLEL);
             long started = System.nanoTime();
             try {
-                for (int from = 0; from < INPUTS; from += BATCH) {
+                for (int from = FROM; from < FROM + INPUTS; from += BATCH) {
                     List<Future<?>> batch = new ArrayList<>();
-                    for (int i = from; i < Math.min(INPUTS, from + BATCH); i++) {
+                    for (int i = from; i < Math.min(FROM + INPUTS, from + BATCH); i++) {
                         long inputSeed = SEED + i;
                         int index = i;
                         batch.add(clients.submit(() -> deliver(larder, index, inputSeed, failures, responses)));
@@ -215,12 +218,26 @@ class FuzzTest {
             }
         } catch (SocketTimeoutException e) {
             failures.add("input " + index + " (seed " + seed + ", mode " + mode + "): the server neither answered "
-                    + "nor closed within 10 s\n  input: " + escape(input));
+                    + "nor closed within 10 s\n  input: " + escape(input) + "\n  server threads now:\n" + serverStacks());
         } catch (IOException e) {
             // A reset or a refused write: the server closed on us, which is an allowed answer to garbage.
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** What the event loops and workers are doing, for a failure report. */
+    private static String serverStacks() {
+        StringBuilder sb = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.getName().startsWith("larder-io") || t.getName().startsWith("larder-worker")) {
+                sb.append("    ").append(t.getName()).append(' ').append(t.getState()).append('\n');
+                for (int i = 0; i < Math.min(12, stack.length); i++) {
+                    sb.append("      at ").append(stack[i]).append('\n');
+                }
+            }
+        });
+        return sb.toString();
     }
 
     private static void write(OutputStream out, byte[] input) {
@@ -272,7 +289,10 @@ class FuzzTest {
         for (int m = 0; m < mutations; m++) {
             data = mutate(random, data);
         }
-        return data;
+        // Repeats of repeats can reach megabytes: volume is the slow-client and overload tests' subject, and one
+        // connection pipelining tens of thousands of requests keeps its event loop busy for as long as answering
+        // them takes (seconds under paranoid leak tracking), which would stall the other inputs on that loop.
+        return data.length > MAX_INPUT ? Arrays.copyOf(data, MAX_INPUT) : data;
     }
 
     private static byte[] mutate(Random random, byte[] data) {

@@ -268,6 +268,38 @@ class SlowClientTest {
     }
 
     @Test
+    void answersMadeOnTheEventLoopAlsoStopForAClientThatDoesNotRead() throws Exception {
+        start(100, Duration.ofSeconds(30));
+        // Unknown paths are answered 400 on the event loop, echoing the 4 KB path: no worker queue is involved, only
+        // the high-water mark can hold them back.
+        String request = RawHttp.request("GET", "/" + "p".repeat(4000), null);
+        int pipelined = 20_000;   // 80 MiB of answers
+        try (RawHttp http = new RawHttp(larder.address(), 128 * 1024)) {
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int i = 0; i < pipelined; i++) {
+                        http.send(request);
+                    }
+                } catch (IOException e) {
+                    // closed at the end of the test
+                }
+            }, "pipeliner");
+            writer.setDaemon(true);
+            writer.start();
+            int produced = -1;
+            for (int settled = 0; settled < 2; ) {   // until nothing new for two seconds in a row
+                Thread.sleep(1000);
+                int now = responses.get();
+                settled = now == produced ? settled + 1 : 0;
+                produced = now;
+            }
+            System.out.printf("non-reading client, answers made on the event loop: %d of %d produced (4 KiB each)%n",
+                    produced, pipelined);
+            assertTrue(produced < 5_000, "server kept producing for a client that does not read: " + produced);
+        }
+    }
+
+    @Test
     void pipeliningBeyondTheCodecDepthEndsWithAClosingAnswerNotAReset() throws Exception {
         start(100, Duration.ofSeconds(30));
         try (RawHttp put = larder.connect()) {
