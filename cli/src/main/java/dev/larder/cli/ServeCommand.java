@@ -133,7 +133,8 @@ public final class ServeCommand implements Callable<Integer> {
     Duration readTimeout;
 
     @Option(names = "--idle-timeout", defaultValue = "${env:LARDER_IDLE_TIMEOUT:-120s}",
-            description = "Keep-alive connections idle this long are closed (default: ${DEFAULT-VALUE}; off disables).")
+            description = "Keep-alive connections idle this long are closed, and so are those whose client has not "
+                    + "read its responses for this long (default: ${DEFAULT-VALUE}; off disables).")
     Duration idleTimeout;
 
     @Option(names = "--max-connections", defaultValue = "${env:LARDER_MAX_CONNECTIONS:-10000}",

@@ -5,12 +5,14 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.LastHttpContent;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Enforces {@code --read-timeout} (a request must arrive whole within it, so a client trickling bytes cannot hold a
- * connection) and {@code --idle-timeout} (keep-alive connections with nothing to do are closed).
+ * connection) and {@code --idle-timeout} (keep-alive connections with nothing to do are closed, and so are those whose
+ * client has not read its responses for that long).
  *
  * <p>One periodic check per connection instead of a timer per request: the hot path only stores a timestamp.
  */
@@ -20,6 +22,8 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
     private final long readTimeoutNanos;
     private final long idleTimeoutNanos;
     private ScheduledFuture<?> check;
+    // When the outbound buffer last went over the high-water mark; 0 while the client keeps up.
+    private long unwritableSince;
 
     ConnectionTimeouts(ConnectionState state, long readTimeoutNanos, long idleTimeoutNanos) {
         this.state = state;
@@ -48,6 +52,12 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        unwritableSince = ctx.channel().isWritable() ? 0 : System.nanoTime();
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (msg instanceof ByteBuf) {
             state.bytesRead(System.nanoTime());
@@ -55,11 +65,40 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(msg);
     }
 
+    /**
+     * Sits right after the HTTP decoder and stops the read-timeout clock when a request has fully arrived on the
+     * wire. The dispatcher cannot be the one to tell: a request whose body is over the limit is answered 413 and
+     * swallowed by the aggregator, and the clock left running would later send an unsolicited 408 on a healthy
+     * keep-alive connection.
+     */
+    static final class RequestEnd extends ChannelInboundHandlerAdapter {
+        private final ConnectionState state;
+
+        RequestEnd(ConnectionState state) {
+            this.state = state;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof LastHttpContent) {
+                state.requestReceived();
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+
     private void check(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
             return;
         }
         long now = System.nanoTime();
+        if (idleTimeoutNanos > 0 && unwritableSince != 0 && now - unwritableSince > idleTimeoutNanos) {
+            // The client has not read its answers for a whole idle period. Memory is bounded already (reading
+            // stopped at the high-water mark); this frees the connection.
+            check.cancel(false);
+            ctx.close();
+            return;
+        }
         if (readTimeoutNanos > 0 && state.partialSince != 0 && now - state.partialSince > readTimeoutNanos) {
             check.cancel(false);
             if (state.busy) {

@@ -12,9 +12,13 @@ import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
  * The data port's pipeline, inbound top to bottom:
  *
  * <pre>
- *   bytes ──▶ limiter ──▶ timeouts ──▶ http codec ──▶ keep-alive ──▶ aggregator ──▶ dispatcher ──▶ worker lane
- *             (503 past   (read and    (414, 431,    (Connection,   (413, 100-     (route, order,     (RocksDB)
- *           max-conns)    idle)         400)          HTTP/1.0)      continue)      status inline)
+ *   bytes ──▶ limiter ──▶ timeouts ──▶ http codec ──▶ request-end ──▶
+ *             (503 past   (read and    (414, 431,    (a request is
+ *           max-conns)    idle)         400)          whole: stop the read clock)
+ *
+ *         ──▶ keep-alive ──▶ aggregator ──▶ dispatcher ──▶ worker lane
+ *             (Connection,   (413, 100-     (route, order,     (RocksDB)
+ *              HTTP/1.0)      continue)      status inline)
  * </pre>
  */
 final class LarderServerInitializer extends ChannelInitializer<SocketChannel> {
@@ -41,6 +45,7 @@ final class LarderServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("timeouts", new ConnectionTimeouts(state, options.readTimeout().toNanos(),
                 options.idleTimeout().toNanos()));
         pipeline.addLast("http", new HttpServerCodec(decoderConfig));
+        pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
         pipeline.addLast("keep-alive", new HttpServerKeepAliveHandler());
         pipeline.addLast("aggregator", new HttpObjectAggregator(options.maxValueSize(), true));
         pipeline.addLast("dispatcher", new RequestDispatcher(server, state));

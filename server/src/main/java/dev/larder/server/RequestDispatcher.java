@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -117,6 +118,14 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            // The codec gave up on the input, typically a client pipelining more than HttpServerCodec's 128
+            // unanswered requests (pausing reads does not stop it decoding what one read brought). It drops the
+            // rest of the input; answer what is in progress, saying "close", then close, instead of resetting the
+            // connection under answers already on their way.
+            closeWhenIdle();
+            return;
+        }
         // Connection resets and the like: nothing to answer, the peer is gone.
         ctx.close();
     }
@@ -139,6 +148,23 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         if (result.isFailure()) {
             closeAfterResponse = true;
             complete(HttpResponses.closing(malformed(result.cause())));
+            return;
+        }
+        if (request.protocolVersion().majorVersion() != 1) {
+            // An HTTP/2 prior-knowledge preface ("PRI * HTTP/2.0") or any other major version: say so and close,
+            // rather than answer "unknown path *" and then misparse the binary frames that follow.
+            closeAfterResponse = true;
+            complete(HttpResponses.text(HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED,
+                    request.protocolVersion().text() + " is not supported on this port; use HTTP/1.1"));
+            return;
+        }
+        String coding = request.headers().get(HttpHeaderNames.TRANSFER_ENCODING);
+        if (coding != null) {
+            // The aggregator removes a lone "chunked" once it has decoded it. Anything left ("gzip, chunked", ...) is
+            // a coding we would otherwise store still encoded: refuse it (RFC 9112 6.1: 501) and close.
+            closeAfterResponse = true;
+            complete(HttpResponses.text(HttpResponseStatus.NOT_IMPLEMENTED,
+                    "Transfer-Encoding '" + coding + "' is not supported; send chunked or Content-Length"));
             return;
         }
         if (!HttpUtil.isKeepAlive(request)) {

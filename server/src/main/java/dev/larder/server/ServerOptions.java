@@ -20,7 +20,8 @@ import java.util.Objects;
  * @param maxHeaderSize      largest header block, bytes (larger: 431)
  * @param shutdownTimeout    how long queued and running requests may take to finish on shutdown
  * @param readTimeout        a request must arrive completely within this once it starts; {@link Duration#ZERO} = off
- * @param idleTimeout        keep-alive connections with no traffic are closed after this; {@link Duration#ZERO} = off
+ * @param idleTimeout        keep-alive connections with no traffic, or whose client has not read its responses, are
+ *                           closed after this; {@link Duration#ZERO} = off
  * @param maxConnections     connections beyond this are closed at accept
  * @param writeHighWaterMark outbound bytes queued on a connection above which it stops reading from it
  * @param rangeBatchBytes    bytes of range records gathered per write while streaming

@@ -34,7 +34,15 @@ final class RawHttp implements AutoCloseable {
     private final OutputStream out;
 
     RawHttp(InetSocketAddress address) throws IOException {
+        this(address, 0);
+    }
+
+    /** With {@code receiveBuffer > 0}, a fixed socket receive buffer (no kernel auto-tuning) of that size. */
+    RawHttp(InetSocketAddress address, int receiveBuffer) throws IOException {
         socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
         socket.connect(address, 5_000);
         socket.setSoTimeout(10_000);
         socket.setTcpNoDelay(true);
