@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * counted as dropped by the client (a user who gave up), so the client's own memory stays bounded.
  *
  * <p>One event-loop thread does everything, so the statistics need no locks. The mix is half GETs, half PUTs of
- * {@code valueSize} bytes over {@code keys} keys.
+ * {@code valueSize} random bytes (one of 256 distinct values) over {@code keys} keys.
  */
 final class OpenLoopClient implements AutoCloseable {
 
@@ -196,7 +196,7 @@ final class OpenLoopClient implements AutoCloseable {
     private final List<Connection> connections = new ArrayList<>();
     private final int maxOutstanding;
     private final int keys;
-    private final byte[] value;
+    private final byte[][] values;
     private final int[] mix;
     private final Random random = new Random(42);
     private Phase current = new Phase("idle", 0);
@@ -216,8 +216,11 @@ final class OpenLoopClient implements AutoCloseable {
         this.mix = mix.clone();
         this.maxOutstanding = maxOutstanding;
         this.keys = keys;
-        this.value = new byte[valueSize];
-        random.nextBytes(value);
+        // Distinct random values, so that RocksDB cannot compress them away and compaction does real work.
+        this.values = new byte[256][valueSize];
+        for (byte[] v : values) {
+            random.nextBytes(v);
+        }
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("load", true),
                 NioIoHandler.newFactory());
         Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
@@ -381,8 +384,8 @@ final class OpenLoopClient implements AutoCloseable {
 
     private FullHttpRequest put(int key) {
         FullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT,
-                "/v0/entity?id=" + key(key), Unpooled.wrappedBuffer(value));
-        r.headers().set(HttpHeaderNames.HOST, "larder").setInt(HttpHeaderNames.CONTENT_LENGTH, value.length);
+                "/v0/entity?id=" + key(key), Unpooled.wrappedBuffer(values[random.nextInt(values.length)]));
+        r.headers().set(HttpHeaderNames.HOST, "larder").setInt(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes());
         return r;
     }
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A long mixed run to report, not a CI test: only runs with {@code -Dlarder.soak.minutes=N}. Open-loop load (60% GET,
- * 25% PUT of 1 KiB, 5% DELETE, 10% ten-key ranges over {@code larder.soak.keys} keys, default 500k) at
+ * 25% PUT of 1 KiB of incompressible bytes, 5% DELETE, 10% ten-key ranges over {@code larder.soak.keys} keys, default 500k) at
  * {@code larder.soak.rate} requests per second (default: half the capacity measured at the start) against a server
  * with default options and a real RocksDB. Every 10 s it samples throughput, latency (p50/p99/max from the intended
  * send time), RSS, heap after the last GC and RocksDB's compaction figures (pending compaction bytes, write stalls), printing a line and writing {@code target/soak.csv}. At
