@@ -245,7 +245,8 @@ final class OpenLoopClient implements AutoCloseable {
             current = load;
             preloadStep(load, done);
         });
-        done.get(120, TimeUnit.SECONDS);
+        // A loaded machine writes a few thousand keys a second at worst; give it that long rather than a fixed bound.
+        done.get(Math.max(120, keys / 1_000), TimeUnit.SECONDS);
     }
 
     private void preloadStep(Phase load, CompletableFuture<Void> done) {
