@@ -3,6 +3,8 @@ package dev.larder.server;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.RejectedExecutionHandler;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -35,32 +37,58 @@ final class Worker extends SingleThreadEventExecutor {
     }
 
     /**
-     * {@code DefaultEventExecutor}'s loop, except that answers produced by a run of tasks are handed to the event
-     * loops together: one wake-up of an event loop per batch instead of one per request. A batch ends when the queue
-     * is empty (about to block) or after {@link #MAX_BATCH} tasks, which bounds the delay this adds to an answer.
+     * {@code DefaultEventExecutor}'s loop, except that it works on runs of tasks: it takes what is queued (up to
+     * {@link #MAX_BATCH}), applies consecutive writes as one storage batch (one log append for all of them), and
+     * hands the answers of the whole run to the event loops together: one wake-up of an event loop per run instead of
+     * one per request. A run ends when the queue is empty or after {@link #MAX_BATCH} tasks, which bounds the delay
+     * this adds to an answer.
      */
     @Override
     protected void run() {
+        List<Runnable> run = new ArrayList<>(MAX_BATCH);
+        List<EntityCall> writes = new ArrayList<>(MAX_BATCH);
         for (;;) {
             Runnable task = takeTask();
-            int batched = 0;
-            while (task != null) {
+            if (task != null) {
                 running = true;
                 try {
-                    runTask(task);
+                    do {
+                        run.add(task);
+                    } while (run.size() < MAX_BATCH && (task = pollTask()) != null);
+                    execute(run, writes);
                 } finally {
+                    run.clear();
+                    writes.clear();
                     running = false;
                 }
-                if (++batched == MAX_BATCH) {
-                    break;
-                }
-                task = pollTask();
             }
             completions.flush();
             updateLastExecutionTime();
             if (confirmShutdown()) {
                 completions.flush();
                 break;
+            }
+        }
+    }
+
+    private static void execute(List<Runnable> run, List<EntityCall> writes) {
+        for (Runnable task : run) {
+            if (task instanceof EntityCall call && call.isWrite()) {
+                writes.add(call);
+                continue;
+            }
+            flushWrites(writes);
+            safeExecute(task);
+        }
+        flushWrites(writes);
+    }
+
+    private static void flushWrites(List<EntityCall> writes) {
+        if (!writes.isEmpty()) {
+            try {
+                EntityCall.executeWrites(writes);
+            } finally {
+                writes.clear();
             }
         }
     }

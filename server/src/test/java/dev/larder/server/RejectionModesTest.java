@@ -106,6 +106,31 @@ class RejectionModesTest {
         assertEquals(200, get("q0"));
     }
 
+    /**
+     * A 503 is answered while the event loop is handing its iteration's work to the workers, and it starts the
+     * connection's next pipelined request right there: that request must be handed over too, not dropped.
+     */
+    @Test
+    void abortAnswersEveryRequestPipelinedBehindARefusedOne() throws Exception {
+        start(RejectionMode.ABORT, Duration.ZERO, Duration.ofSeconds(10));
+        List<RawHttp> queued = fillQueue();
+        StringBuilder pipelined = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            pipelined.append(RawHttp.request("PUT", "/v0/entity?id=p" + i, "v"));
+        }
+        RawHttp c = larder.connect();
+        connections.add(c);
+        c.send(pipelined.toString());
+        for (int i = 0; i < 40; i++) {
+            assertEquals(503, c.read().status(), "pipelined request " + i); // the gate is still closed
+        }
+        gated.open();
+        for (RawHttp q : queued) {
+            assertEquals(201, q.read().status());
+        }
+        assertEquals(404, get("p39"));
+    }
+
     @Test
     void discardOldestAnswersTheOldestWaiter503AndQueuesTheNewcomer() throws Exception {
         start(RejectionMode.DISCARD_OLDEST, Duration.ZERO, Duration.ofSeconds(10));

@@ -21,6 +21,7 @@ import org.rocksdb.Statistics;
 import org.rocksdb.StatsLevel;
 import org.rocksdb.Status;
 import org.rocksdb.TickerType;
+import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -151,6 +152,26 @@ public final class RocksDbStore implements Store, StoreStats {
             db.delete(writeOptions, key);
         } catch (RocksDBException e) {
             throw wrap("delete", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /** Atomic: one WriteBatch, one WAL record (and one fsync with {@code --sync}) for the whole batch. */
+    @Override
+    public void write(Batch batch) {
+        long stamp = enter("write");
+        try (WriteBatch writes = new WriteBatch()) {
+            for (Batch.Mutation m : batch.mutations()) {
+                if (m.isDelete()) {
+                    writes.delete(m.key());
+                } else {
+                    writes.put(m.key(), m.value());
+                }
+            }
+            db.write(writeOptions, writes);
+        } catch (RocksDBException e) {
+            throw wrap("write", e);
         } finally {
             lifecycle.unlockRead(stamp);
         }

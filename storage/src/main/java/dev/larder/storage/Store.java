@@ -19,6 +19,21 @@ public interface Store extends AutoCloseable {
     void delete(byte[] key);
 
     /**
+     * Applies {@code batch} in order; returns once all of it is durable per {@link StoreOptions}. An implementation
+     * that can (RocksDB) applies it atomically with a single log write; this default applies one mutation at a
+     * time, so a failure part-way leaves the earlier ones applied.
+     */
+    default void write(Batch batch) {
+        for (Batch.Mutation m : batch.mutations()) {
+            if (m.isDelete()) {
+                delete(m.key());
+            } else {
+                put(m.key(), m.value());
+            }
+        }
+    }
+
+    /**
      * A cursor over keys {@code k} with {@code start <= k < end}, ascending; {@code end == null} means to the last key.
      * The caller must close it.
      */

@@ -43,6 +43,28 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void batchAppliesPutsAndDeletesInOrderAndSurvivesReopen() {
+        store.put(b("gone"), b("old"));
+        store.write(new Batch().put(b("a"), b("1")).put(b("b"), new byte[0]).delete(b("gone"))
+                .put(b("a"), b("2")).delete(b("never-there")));
+        assertArrayEquals(b("2"), store.get(b("a")));
+        assertArrayEquals(new byte[0], store.get(b("b")));
+        assertNull(store.get(b("gone")));
+        store.close();
+        store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db")));
+        assertArrayEquals(b("2"), store.get(b("a")));
+        assertArrayEquals(new byte[0], store.get(b("b")));
+        assertNull(store.get(b("gone")));
+    }
+
+    @Test
+    void batchOnAClosedStoreFailsClearly() {
+        store.close();
+        StoreException e = assertThrows(StoreException.class, () -> store.write(new Batch().put(b("k"), b("v"))));
+        assertTrue(e.getMessage().contains("write"), e.getMessage());
+    }
+
+    @Test
     void getOfAbsentKeyIsNull() {
         assertNull(store.get(b("missing")));
     }
