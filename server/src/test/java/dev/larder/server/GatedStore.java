@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.larder.storage.RangeCursor;
 import dev.larder.storage.Store;
-import dev.larder.storage.StoreStats;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -13,14 +12,13 @@ import java.util.concurrent.TimeUnit;
  * A real store whose calls on keys starting with {@code block} wait until the test opens the gate: the way to
  * hold a worker busy and fill its queue deterministically.
  */
-final class GatedStore implements Store {
+final class GatedStore extends ForwardingStore {
 
-    private final Store delegate;
     private final CountDownLatch gate = new CountDownLatch(1);
     private final Semaphore entered = new Semaphore(0);
 
     GatedStore(Store delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     void open() {
@@ -70,15 +68,5 @@ final class GatedStore implements Store {
     public RangeCursor range(byte[] start, byte[] end) {
         pass(start);
         return delegate.range(start, end);
-    }
-
-    @Override
-    public StoreStats stats() {
-        return delegate.stats();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

@@ -10,11 +10,10 @@ import dev.larder.server.ServerOptions;
 import dev.larder.server.Transport;
 import dev.larder.server.TransportKind;
 import dev.larder.server.metrics.LarderMeters;
-import dev.larder.storage.RangeCursor;
 import dev.larder.storage.RocksDbStore;
+import dev.larder.server.ForwardingStore;
 import dev.larder.storage.Store;
 import dev.larder.storage.StoreOptions;
-import dev.larder.storage.StoreStats;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -218,11 +217,9 @@ class AdminServerTest {
     }
 
     /** The real store, except that reads wait for the test to open the gate (when asked to). */
-    private final class GatedStore implements Store {
-        private final Store delegate;
-
+    private final class GatedStore extends ForwardingStore {
         GatedStore(Store delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -235,31 +232,6 @@ class AdminServerTest {
                 }
             }
             return delegate.get(key);
-        }
-
-        @Override
-        public void put(byte[] key, byte[] value) {
-            delegate.put(key, value);
-        }
-
-        @Override
-        public void delete(byte[] key) {
-            delegate.delete(key);
-        }
-
-        @Override
-        public RangeCursor range(byte[] start, byte[] end) {
-            return delegate.range(start, end);
-        }
-
-        @Override
-        public StoreStats stats() {
-            return delegate.stats();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }
