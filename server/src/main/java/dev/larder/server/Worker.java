@@ -38,15 +38,15 @@ final class Worker extends SingleThreadEventExecutor {
 
     /**
      * {@code DefaultEventExecutor}'s loop, except that it works on runs of tasks: it takes what is queued (up to
-     * {@link #MAX_BATCH}), applies consecutive writes as one storage batch (one log append for all of them), and
-     * hands the answers of the whole run to the event loops together: one wake-up of an event loop per run instead of
-     * one per request. A run ends when the queue is empty or after {@link #MAX_BATCH} tasks, which bounds the delay
-     * this adds to an answer.
+     * {@link #MAX_BATCH}), applies consecutive writes as one storage batch (one log append for all of them), looks
+     * up consecutive reads together, and hands the answers of the whole run to the event loops at once: one wake-up
+     * of an event loop per run instead of one per request. A run ends when the queue is empty or after
+     * {@link #MAX_BATCH} tasks, which bounds the delay this adds to an answer.
      */
     @Override
     protected void run() {
         List<Runnable> run = new ArrayList<>(MAX_BATCH);
-        List<EntityCall> writes = new ArrayList<>(MAX_BATCH);
+        List<EntityCall> group = new ArrayList<>(MAX_BATCH);
         for (;;) {
             Runnable task = takeTask();
             if (task != null) {
@@ -55,10 +55,10 @@ final class Worker extends SingleThreadEventExecutor {
                     do {
                         run.add(task);
                     } while (run.size() < MAX_BATCH && (task = pollTask()) != null);
-                    execute(run, writes);
+                    execute(run, group);
                 } finally {
                     run.clear();
-                    writes.clear();
+                    group.clear();
                     running = false;
                 }
             }
@@ -71,25 +71,36 @@ final class Worker extends SingleThreadEventExecutor {
         }
     }
 
-    private static void execute(List<Runnable> run, List<EntityCall> writes) {
+    /** Runs {@code run} in order, folding consecutive GETs into one lookup and consecutive writes into one batch. */
+    private static void execute(List<Runnable> run, List<EntityCall> group) {
+        boolean groupWrites = false;
         for (Runnable task : run) {
-            if (task instanceof EntityCall call && call.isWrite()) {
-                writes.add(call);
+            if (task instanceof EntityCall call) {
+                if (!group.isEmpty() && call.isWrite() != groupWrites) {
+                    flush(group, groupWrites);
+                }
+                groupWrites = call.isWrite();
+                group.add(call);
                 continue;
             }
-            flushWrites(writes);
+            flush(group, groupWrites);
             safeExecute(task);
         }
-        flushWrites(writes);
+        flush(group, groupWrites);
     }
 
-    private static void flushWrites(List<EntityCall> writes) {
-        if (!writes.isEmpty()) {
-            try {
-                EntityCall.executeWrites(writes);
-            } finally {
-                writes.clear();
+    private static void flush(List<EntityCall> group, boolean writes) {
+        if (group.isEmpty()) {
+            return;
+        }
+        try {
+            if (writes) {
+                EntityCall.executeWrites(group);
+            } else {
+                EntityCall.executeReads(group);
             }
+        } finally {
+            group.clear();
         }
     }
 

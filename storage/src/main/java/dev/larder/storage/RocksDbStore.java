@@ -3,6 +3,7 @@ package dev.larder.storage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Arrays;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -126,6 +127,19 @@ public final class RocksDbStore implements Store, StoreStats {
         long stamp = enter("get");
         try {
             return db.get(pointReadOptions, key);
+        } catch (RocksDBException e) {
+            throw wrap("get", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /** One MultiGet: one JNI crossing and batched lookups (bloom, index, block cache) for all the keys. */
+    @Override
+    public List<byte[]> getAll(List<byte[]> keys) {
+        long stamp = enter("get");
+        try {
+            return db.multiGetAsList(pointReadOptions, keys);
         } catch (RocksDBException e) {
             throw wrap("get", e);
         } finally {

@@ -58,6 +58,18 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void getAllReturnsValuesInKeyOrderWithNullForAbsentKeys() {
+        store.put(b("x"), b("1"));
+        store.put(b("z"), new byte[0]);
+        List<byte[]> values = store.getAll(List.of(b("z"), b("missing"), b("x"), b("x")));
+        assertEquals(4, values.size());
+        assertArrayEquals(new byte[0], values.get(0));
+        assertNull(values.get(1));
+        assertArrayEquals(b("1"), values.get(2));
+        assertArrayEquals(b("1"), values.get(3));
+    }
+
+    @Test
     void batchOnAClosedStoreFailsClearly() {
         store.close();
         StoreException e = assertThrows(StoreException.class, () -> store.write(new Batch().put(b("k"), b("v"))));
