@@ -46,6 +46,7 @@ class AdminServerTest {
 
     private final CountDownLatch storageGate = new CountDownLatch(1);
     private final AtomicBoolean gateGets = new AtomicBoolean();
+    private final java.util.concurrent.Semaphore gateEntered = new java.util.concurrent.Semaphore(0);
     private RocksDbStore store;
     private LarderMeters meters;
     private LarderServer server;
@@ -177,6 +178,10 @@ class AdminServerTest {
         for (int i = 0; i < sent; i++) {
             responses.add(Http.client().sendAsync(HttpRequest.newBuilder(URI.create(dataUrl("/v0/entity?id=k" + i)))
                     .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString()));
+            if (i == 0) {
+                // Alone, so the worker's run holds only this one (it takes what is queued as one run).
+                assertTrue(gateEntered.tryAcquire(10, TimeUnit.SECONDS), "first request never reached storage");
+            }
         }
         // One request blocks the only worker, 16 wait in its queue, the rest are refused at once.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -225,6 +230,7 @@ class AdminServerTest {
         @Override
         public byte[] get(byte[] key) {
             if (gateGets.get()) {
+                gateEntered.release();
                 try {
                     storageGate.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
