@@ -1,8 +1,11 @@
 package dev.larder.server;
 
+import dev.larder.storage.Batch;
 import dev.larder.storage.StoreException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One GET, PUT or DELETE of {@code /v0/entity}. Holds only plain byte arrays (the request buffer was copied and
@@ -10,7 +13,15 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  */
 final class EntityCall extends WorkerTask {
 
-    enum Operation { GET, PUT, DELETE }
+    enum Operation {
+        GET("get"), PUT("put"), DELETE("delete");
+
+        final String meterName;
+
+        Operation(String meterName) {
+            this.meterName = meterName;
+        }
+    }
 
     private final RequestDispatcher connection;
     private final ServerContext server;
@@ -28,13 +39,60 @@ final class EntityCall extends WorkerTask {
         this.queuedAt = System.nanoTime();
     }
 
+    /** A PUT or DELETE: work that {@link #executeWrites} can fold into one storage batch. */
+    boolean isWrite() {
+        return operation != Operation.GET;
+    }
+
+    /**
+     * Runs the GETs in {@code calls} (taken from one worker's queue) as one multi-key lookup: one JNI crossing and
+     * RocksDB's batched MultiGet instead of one lookup each. Skips and refuses calls as {@link #executeWrites} does.
+     */
+    static void executeReads(List<EntityCall> calls) {
+        if (calls.size() == 1) {
+            calls.get(0).run();
+            return;
+        }
+        long started = System.nanoTime();
+        List<EntityCall> claimed = new ArrayList<>(calls.size());
+        List<byte[]> keys = new ArrayList<>(calls.size());
+        for (EntityCall call : calls) {
+            if (call.claim() && !call.expired(started)) {
+                claimed.add(call);
+                keys.add(call.key);
+            }
+        }
+        if (claimed.isEmpty()) {
+            return;
+        }
+        ServerContext server = claimed.get(0).server;
+        List<byte[]> values = null;
+        RuntimeException failure = null;
+        try {
+            values = server.store.getAll(keys);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        long took = System.nanoTime() - started;
+        for (int i = 0; i < claimed.size(); i++) {
+            EntityCall call = claimed.get(i);
+            server.observer.storageCall(Operation.GET.meterName, took, failure == null);
+            FullHttpResponse response;
+            if (failure != null) {
+                response = call.failure(failure);
+            } else {
+                byte[] stored = values.get(i);
+                response = stored == null ? HttpResponses.text(HttpResponseStatus.NOT_FOUND, "not found")
+                        : HttpResponses.value(stored);
+            }
+            call.connection.respond(response, started);
+        }
+    }
+
     @Override
     protected void execute() {
         long started = System.nanoTime();
-        server.observer.queueWait(started - queuedAt);
-        if (server.queueDelayExceeded(queuedAt, started)) {
-            server.observer.rejected(server.options.rejection(), RejectReason.QUEUE_DELAY);
-            connection.respond(HttpResponses.unavailable(RejectReason.QUEUE_DELAY), started);
+        if (expired(started)) {
             return;
         }
         FullHttpResponse response;
@@ -49,25 +107,89 @@ final class EntityCall extends WorkerTask {
                 }
                 case PUT -> {
                     server.store.put(key, value);
-                    yield HttpResponses.empty(HttpResponseStatus.CREATED);
+                    yield success();
                 }
                 case DELETE -> {
                     server.store.delete(key);
-                    yield HttpResponses.empty(HttpResponseStatus.ACCEPTED);
+                    yield success();
                 }
             };
             success = true;
         } catch (StoreException e) {
-            server.storageErrors.warn("storage failure on " + operation + ": " + e.getMessage(), e);
-            response = HttpResponses.text(e.noSpace() ? HttpResponseStatus.INSUFFICIENT_STORAGE
-                    : HttpResponseStatus.INTERNAL_SERVER_ERROR, "storage failure: " + e.getMessage());
+            response = failure(e);
         } catch (RuntimeException e) {
-            server.storageErrors.warn("unexpected failure on " + operation + ": " + e, e);
-            response = HttpResponses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + e);
+            response = failure(e);
         }
-        server.observer.storageCall(operation.name().toLowerCase(java.util.Locale.ROOT),
-                System.nanoTime() - started, success);
+        server.observer.storageCall(operation.meterName, System.nanoTime() - started, success);
         connection.respond(response, started);
+    }
+
+    /**
+     * Runs the writes in {@code calls} (each {@link #isWrite()}, taken from one worker's queue in arrival order) as
+     * one storage batch: one log append, and with {@code --sync} one fsync, for all of them. Each is answered only
+     * after the whole batch is durable, so an acknowledgement means what it means for a single write. Calls already
+     * claimed elsewhere (discard-oldest, shutdown) are skipped; calls that waited past {@code --max-queue-delay} are
+     * refused as they would be alone.
+     */
+    static void executeWrites(List<EntityCall> calls) {
+        if (calls.size() == 1) {
+            calls.get(0).run();
+            return;
+        }
+        long started = System.nanoTime();
+        List<EntityCall> claimed = new ArrayList<>(calls.size());
+        Batch batch = new Batch();
+        for (EntityCall call : calls) {
+            if (!call.claim() || call.expired(started)) {
+                continue;
+            }
+            claimed.add(call);
+            if (call.operation == Operation.PUT) {
+                batch.put(call.key, call.value);
+            } else {
+                batch.delete(call.key);
+            }
+        }
+        if (claimed.isEmpty()) {
+            return;
+        }
+        ServerContext server = claimed.get(0).server;
+        RuntimeException failure = null;
+        try {
+            server.store.write(batch);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        long took = System.nanoTime() - started;
+        for (EntityCall call : claimed) {
+            server.observer.storageCall(call.operation.meterName, took, failure == null);
+            call.connection.respond(failure == null ? call.success() : call.failure(failure), started);
+        }
+    }
+
+    /** Records the queue wait; answers 503 and returns {@code true} when it exceeded {@code --max-queue-delay}. */
+    private boolean expired(long started) {
+        server.observer.queueWait(started - queuedAt);
+        if (server.queueDelayExceeded(queuedAt, started)) {
+            server.observer.rejected(server.options.rejection(), RejectReason.QUEUE_DELAY);
+            connection.respond(HttpResponses.unavailable(RejectReason.QUEUE_DELAY), started);
+            return true;
+        }
+        return false;
+    }
+
+    private FullHttpResponse success() {
+        return HttpResponses.empty(operation == Operation.PUT ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED);
+    }
+
+    private FullHttpResponse failure(RuntimeException e) {
+        if (e instanceof StoreException se) {
+            server.storageErrors.warn("storage failure on " + operation + ": " + se.getMessage(), se);
+            return HttpResponses.text(se.noSpace() ? HttpResponseStatus.INSUFFICIENT_STORAGE
+                    : HttpResponseStatus.INTERNAL_SERVER_ERROR, "storage failure: " + se.getMessage());
+        }
+        server.storageErrors.warn("unexpected failure on " + operation + ": " + e, e);
+        return HttpResponses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + e);
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.larder.server;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.RejectedExecutionHandler;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -35,26 +37,30 @@ final class Worker extends SingleThreadEventExecutor {
     }
 
     /**
-     * {@code DefaultEventExecutor}'s loop, except that answers produced by a run of tasks are handed to the event
-     * loops together: one wake-up of an event loop per batch instead of one per request. A batch ends when the queue
-     * is empty (about to block) or after {@link #MAX_BATCH} tasks, which bounds the delay this adds to an answer.
+     * {@code DefaultEventExecutor}'s loop, except that it works on runs of tasks: it takes what is queued (up to
+     * {@link #MAX_BATCH}), applies consecutive writes as one storage batch (one log append for all of them), looks
+     * up consecutive reads together, and hands the answers of the whole run to the event loops at once: one wake-up
+     * of an event loop per run instead of one per request. A run ends when the queue is empty or after
+     * {@link #MAX_BATCH} tasks, which bounds the delay this adds to an answer.
      */
     @Override
     protected void run() {
+        List<Runnable> run = new ArrayList<>(MAX_BATCH);
+        List<EntityCall> group = new ArrayList<>(MAX_BATCH);
         for (;;) {
             Runnable task = takeTask();
-            int batched = 0;
-            while (task != null) {
+            if (task != null) {
                 running = true;
                 try {
-                    runTask(task);
+                    do {
+                        run.add(task);
+                    } while (run.size() < MAX_BATCH && (task = pollTask()) != null);
+                    execute(run, group);
                 } finally {
+                    run.clear();
+                    group.clear();
                     running = false;
                 }
-                if (++batched == MAX_BATCH) {
-                    break;
-                }
-                task = pollTask();
             }
             completions.flush();
             updateLastExecutionTime();
@@ -62,6 +68,39 @@ final class Worker extends SingleThreadEventExecutor {
                 completions.flush();
                 break;
             }
+        }
+    }
+
+    /** Runs {@code run} in order, folding consecutive GETs into one lookup and consecutive writes into one batch. */
+    private static void execute(List<Runnable> run, List<EntityCall> group) {
+        boolean groupWrites = false;
+        for (Runnable task : run) {
+            if (task instanceof EntityCall call) {
+                if (!group.isEmpty() && call.isWrite() != groupWrites) {
+                    flush(group, groupWrites);
+                }
+                groupWrites = call.isWrite();
+                group.add(call);
+                continue;
+            }
+            flush(group, groupWrites);
+            safeExecute(task);
+        }
+        flush(group, groupWrites);
+    }
+
+    private static void flush(List<EntityCall> group, boolean writes) {
+        if (group.isEmpty()) {
+            return;
+        }
+        try {
+            if (writes) {
+                EntityCall.executeWrites(group);
+            } else {
+                EntityCall.executeReads(group);
+            }
+        } finally {
+            group.clear();
         }
     }
 

@@ -1,9 +1,13 @@
 package dev.larder.server;
 
+import io.netty.channel.SingleThreadEventLoop;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -13,6 +17,7 @@ final class WorkerPool implements Offload {
 
     private final WorkerGroup group;
     private final List<Worker> workers = new ArrayList<>();
+    private final Map<EventExecutor, SubmissionBatch> batches = new ConcurrentHashMap<>();
     private final ServerObserver observer;
     private final RejectionMode mode;
     private volatile boolean draining;
@@ -27,9 +32,32 @@ final class WorkerPool implements Offload {
         }
     }
 
+    /**
+     * Called on the connection's event loop: the lane submits through that loop's {@link SubmissionBatch}, so work
+     * read in one iteration reaches the workers together. Off an event loop (tests) it submits at once.
+     */
     @Override
     public Lane newLane() {
-        return new WorkerLane((Worker) group.next());
+        SubmissionBatch batch = null;
+        if (ThreadExecutorMap.currentExecutor() instanceof SingleThreadEventLoop loop) {
+            batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitNow));
+        }
+        return new WorkerLane((Worker) group.next(), batch);
+    }
+
+    private void submitNow(Worker worker, WorkerTask task) {
+        if (draining) {
+            observer.rejected(mode, RejectReason.SHUTTING_DOWN);
+            task.reject(RejectReason.SHUTTING_DOWN);
+            return;
+        }
+        try {
+            worker.execute(task);
+        } catch (RejectedExecutionException e) {
+            // Only a terminated worker throws here; a full queue goes through RejectionPolicy.
+            observer.rejected(mode, RejectReason.SHUTTING_DOWN);
+            task.reject(RejectReason.SHUTTING_DOWN);
+        }
     }
 
     @Override
@@ -75,24 +103,19 @@ final class WorkerPool implements Offload {
 
     private final class WorkerLane implements Lane {
         private final Worker worker;
+        private final SubmissionBatch batch;
 
-        WorkerLane(Worker worker) {
+        WorkerLane(Worker worker, SubmissionBatch batch) {
             this.worker = worker;
+            this.batch = batch;
         }
 
         @Override
         public void submit(WorkerTask task) {
-            if (draining) {
-                observer.rejected(mode, RejectReason.SHUTTING_DOWN);
-                task.reject(RejectReason.SHUTTING_DOWN);
-                return;
-            }
-            try {
-                worker.execute(task);
-            } catch (RejectedExecutionException e) {
-                // Only a terminated worker throws here; a full queue goes through RejectionPolicy.
-                observer.rejected(mode, RejectReason.SHUTTING_DOWN);
-                task.reject(RejectReason.SHUTTING_DOWN);
+            if (batch != null && batch.onItsLoop()) {
+                batch.add(worker, task);
+            } else {
+                submitNow(worker, task);
             }
         }
 

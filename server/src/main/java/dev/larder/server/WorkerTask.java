@@ -16,14 +16,22 @@ abstract class WorkerTask implements Runnable {
 
     @Override
     public final void run() {
-        if (CLAIMED.compareAndSet(this, 0, 1)) {
+        if (claim()) {
             execute();
         }
     }
 
+    /**
+     * Takes the task for running by other means than {@link #run()} (a worker applying several writes as one
+     * batch); {@code false} when it was already run or rejected. Whoever claims it must answer it.
+     */
+    final boolean claim() {
+        return CLAIMED.compareAndSet(this, 0, 1);
+    }
+
     /** Answers 503 for {@code reason} unless the task already ran or was rejected. */
     final void reject(RejectReason reason) {
-        if (CLAIMED.compareAndSet(this, 0, 1)) {
+        if (claim()) {
             rejected(reason);
         }
     }

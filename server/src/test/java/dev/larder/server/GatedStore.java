@@ -2,25 +2,32 @@ package dev.larder.server;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.larder.storage.Batch;
 import dev.larder.storage.RangeCursor;
 import dev.larder.storage.Store;
-import dev.larder.storage.StoreStats;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real store whose calls on keys starting with {@code block} wait until the test opens the gate: the way to
  * hold a worker busy and fill its queue deterministically.
  */
-final class GatedStore implements Store {
+final class GatedStore extends ForwardingStore {
 
-    private final Store delegate;
     private final CountDownLatch gate = new CountDownLatch(1);
     private final Semaphore entered = new Semaphore(0);
+    private final AtomicInteger multiKeyCalls = new AtomicInteger();
 
     GatedStore(Store delegate) {
-        this.delegate = delegate;
+        super(delegate);
+    }
+
+    /** How many {@link #getAll} and {@link #write} calls there were: storage calls made for several requests. */
+    int multiKeyCalls() {
+        return multiKeyCalls.get();
     }
 
     void open() {
@@ -66,19 +73,25 @@ final class GatedStore implements Store {
         delegate.delete(key);
     }
 
+    /** Gated like single calls, then RocksDB's own MultiGet, so that path is what tests exercise. */
+    @Override
+    public List<byte[]> getAll(List<byte[]> keys) {
+        keys.forEach(this::pass);
+        multiKeyCalls.incrementAndGet();
+        return delegate.getAll(keys);
+    }
+
+    /** Gated like single calls, then RocksDB's own WriteBatch. */
+    @Override
+    public void write(Batch batch) {
+        batch.mutations().forEach(m -> pass(m.key()));
+        multiKeyCalls.incrementAndGet();
+        delegate.write(batch);
+    }
+
     @Override
     public RangeCursor range(byte[] start, byte[] end) {
         pass(start);
         return delegate.range(start, end);
-    }
-
-    @Override
-    public StoreStats stats() {
-        return delegate.stats();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

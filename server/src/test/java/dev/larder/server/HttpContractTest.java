@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.larder.storage.RangeCursor;
 import dev.larder.storage.Store;
 import dev.larder.storage.StoreException;
-import dev.larder.storage.StoreStats;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -293,12 +291,11 @@ class HttpContractTest {
     }
 
     /** A real store that fails every call on one key, as a broken disk would. */
-    static final class FailingKeyStore implements Store {
+    static final class FailingKeyStore extends ForwardingStore {
         static final String POISON = "poison";
-        private final Store delegate;
 
         FailingKeyStore(Store delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         private static void check(String op, byte[] key) {
@@ -323,21 +320,6 @@ class HttpContractTest {
         public void delete(byte[] key) {
             check("delete", key);
             delegate.delete(key);
-        }
-
-        @Override
-        public RangeCursor range(byte[] start, byte[] end) {
-            return delegate.range(start, end);
-        }
-
-        @Override
-        public StoreStats stats() {
-            return delegate.stats();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }

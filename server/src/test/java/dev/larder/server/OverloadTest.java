@@ -3,9 +3,7 @@ package dev.larder.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.larder.storage.RangeCursor;
 import dev.larder.storage.Store;
-import dev.larder.storage.StoreStats;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.util.ResourceLeakDetector;
@@ -226,12 +224,11 @@ class OverloadTest {
     }
 
     /** The real store, each call made {@link #STORE_DELAY_MICROS} slower (the thread waits, as on a slow disk). */
-    private static final class SlowStore implements Store {
-        private final Store delegate;
+    private static final class SlowStore extends ForwardingStore {
         volatile boolean slow;   // off while preloading
 
         SlowStore(Store delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         private void delay() {
@@ -256,21 +253,6 @@ class OverloadTest {
         public void delete(byte[] key) {
             delay();
             delegate.delete(key);
-        }
-
-        @Override
-        public RangeCursor range(byte[] start, byte[] end) {
-            return delegate.range(start, end);
-        }
-
-        @Override
-        public StoreStats stats() {
-            return delegate.stats();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }

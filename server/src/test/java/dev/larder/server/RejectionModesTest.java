@@ -106,6 +106,66 @@ class RejectionModesTest {
         assertEquals(200, get("q0"));
     }
 
+    /**
+     * A 503 is answered while the event loop is handing its iteration's work to the workers, and it starts the
+     * connection's next pipelined request right there: that request must be handed over too, not dropped.
+     */
+    @Test
+    void abortAnswersEveryRequestPipelinedBehindARefusedOne() throws Exception {
+        start(RejectionMode.ABORT, Duration.ZERO, Duration.ofSeconds(10));
+        List<RawHttp> queued = fillQueue();
+        StringBuilder pipelined = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            pipelined.append(RawHttp.request("PUT", "/v0/entity?id=p" + i, "v"));
+        }
+        RawHttp c = larder.connect();
+        connections.add(c);
+        c.send(pipelined.toString());
+        for (int i = 0; i < 40; i++) {
+            assertEquals(503, c.read().status(), "pipelined request " + i); // the gate is still closed
+        }
+        gated.open();
+        for (RawHttp q : queued) {
+            assertEquals(201, q.read().status());
+        }
+        assertEquals(404, get("p39"));
+    }
+
+    /**
+     * What a worker finds queued it runs as one run: consecutive GETs as one MultiGet, consecutive writes as one
+     * WriteBatch. Each answer must be what that request would have got alone, in queue order.
+     */
+    @Test
+    void aQueuedRunOfReadsAndWritesAnswersEachAsIfAlone() throws Exception {
+        start(RejectionMode.ABORT, Duration.ZERO, Duration.ofSeconds(10));
+        RawHttp setup = larder.connect();
+        connections.add(setup);
+        assertEquals(201, setup.exchange("PUT", "/v0/entity?id=a", "one").status());
+        assertEquals(201, setup.exchange("PUT", "/v0/entity?id=gone", "old").status());
+        RawHttp blocker = send("PUT", "/v0/entity?id=block-0", "held");
+        gated.awaitBlocked(1);
+        String[][] queued = {
+            {"GET", "a", null}, {"GET", "missing", null}, {"GET", "gone", null},
+            {"PUT", "b", "two"}, {"DELETE", "gone", null}, {"PUT", "a", "three"}, {"PUT", "e", ""},
+            {"GET", "a", null}, {"GET", "b", null}, {"GET", "gone", null}, {"GET", "e", null},
+        };
+        List<RawHttp> clients = new ArrayList<>();
+        for (int i = 0; i < queued.length; i++) {
+            clients.add(send(queued[i][0], "/v0/entity?id=" + queued[i][1], queued[i][2]));
+            awaitPending(i + 1);
+        }
+        gated.open();
+        assertEquals(201, blocker.read().status());
+        String[] expected = {"200 one", "404", "200 old", "201", "202", "201", "201", "200 three", "200 two", "404", "200 "};
+        for (int i = 0; i < queued.length; i++) {
+            RawHttp.Response r = clients.get(i).read();
+            String got = r.status() == 200 ? "200 " + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8)
+                    : String.valueOf(r.status());
+            assertEquals(expected[i], got, queued[i][0] + " " + queued[i][1] + " (queued #" + i + ")");
+        }
+        assertEquals(3, gated.multiKeyCalls(), "two MultiGets and one WriteBatch");
+    }
+
     @Test
     void discardOldestAnswersTheOldestWaiter503AndQueuesTheNewcomer() throws Exception {
         start(RejectionMode.DISCARD_OLDEST, Duration.ZERO, Duration.ofSeconds(10));

@@ -3,6 +3,7 @@ package dev.larder.storage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Arrays;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +22,7 @@ import org.rocksdb.Statistics;
 import org.rocksdb.StatsLevel;
 import org.rocksdb.Status;
 import org.rocksdb.TickerType;
+import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -132,6 +134,19 @@ public final class RocksDbStore implements Store, StoreStats {
         }
     }
 
+    /** One MultiGet: one JNI crossing and batched lookups (bloom, index, block cache) for all the keys. */
+    @Override
+    public List<byte[]> getAll(List<byte[]> keys) {
+        long stamp = enter("get");
+        try {
+            return db.multiGetAsList(pointReadOptions, keys);
+        } catch (RocksDBException e) {
+            throw wrap("get", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
     @Override
     public void put(byte[] key, byte[] value) {
         long stamp = enter("put");
@@ -151,6 +166,26 @@ public final class RocksDbStore implements Store, StoreStats {
             db.delete(writeOptions, key);
         } catch (RocksDBException e) {
             throw wrap("delete", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /** Atomic: one WriteBatch, one WAL record (and one fsync with {@code --sync}) for the whole batch. */
+    @Override
+    public void write(Batch batch) {
+        long stamp = enter("write");
+        try (WriteBatch writes = new WriteBatch()) {
+            for (Batch.Mutation m : batch.mutations()) {
+                if (m.isDelete()) {
+                    writes.delete(m.key());
+                } else {
+                    writes.put(m.key(), m.value());
+                }
+            }
+            db.write(writeOptions, writes);
+        } catch (RocksDBException e) {
+            throw wrap("write", e);
         } finally {
             lifecycle.unlockRead(stamp);
         }

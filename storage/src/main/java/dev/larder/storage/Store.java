@@ -1,5 +1,8 @@
 package dev.larder.storage;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * An ordered byte-key/byte-value store. Keys compare as unsigned bytes.
  *
@@ -12,11 +15,38 @@ public interface Store extends AutoCloseable {
     /** The value stored under {@code key}, or {@code null} when there is none. */
     byte[] get(byte[] key);
 
+    /**
+     * The values stored under {@code keys}, in the same order, {@code null} where there is none. An implementation
+     * that can (RocksDB's MultiGet) looks them up together; this default looks them up one by one.
+     */
+    default List<byte[]> getAll(List<byte[]> keys) {
+        List<byte[]> values = new ArrayList<>(keys.size());
+        for (byte[] key : keys) {
+            values.add(get(key));
+        }
+        return values;
+    }
+
     /** Stores {@code value} under {@code key}, replacing any previous value; returns once durable per {@link StoreOptions}. */
     void put(byte[] key, byte[] value);
 
     /** Removes {@code key}; removing an absent key is not an error. */
     void delete(byte[] key);
+
+    /**
+     * Applies {@code batch} in order; returns once all of it is durable per {@link StoreOptions}. An implementation
+     * that can (RocksDB) applies it atomically with a single log write; this default applies one mutation at a
+     * time, so a failure part-way leaves the earlier ones applied.
+     */
+    default void write(Batch batch) {
+        for (Batch.Mutation m : batch.mutations()) {
+            if (m.isDelete()) {
+                delete(m.key());
+            } else {
+                put(m.key(), m.value());
+            }
+        }
+    }
 
     /**
      * A cursor over keys {@code k} with {@code start <= k < end}, ascending; {@code end == null} means to the last key.

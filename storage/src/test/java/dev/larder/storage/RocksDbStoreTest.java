@@ -43,6 +43,40 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void batchAppliesPutsAndDeletesInOrderAndSurvivesReopen() {
+        store.put(b("gone"), b("old"));
+        store.write(new Batch().put(b("a"), b("1")).put(b("b"), new byte[0]).delete(b("gone"))
+                .put(b("a"), b("2")).delete(b("never-there")));
+        assertArrayEquals(b("2"), store.get(b("a")));
+        assertArrayEquals(new byte[0], store.get(b("b")));
+        assertNull(store.get(b("gone")));
+        store.close();
+        store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db")));
+        assertArrayEquals(b("2"), store.get(b("a")));
+        assertArrayEquals(new byte[0], store.get(b("b")));
+        assertNull(store.get(b("gone")));
+    }
+
+    @Test
+    void getAllReturnsValuesInKeyOrderWithNullForAbsentKeys() {
+        store.put(b("x"), b("1"));
+        store.put(b("z"), new byte[0]);
+        List<byte[]> values = store.getAll(List.of(b("z"), b("missing"), b("x"), b("x")));
+        assertEquals(4, values.size());
+        assertArrayEquals(new byte[0], values.get(0));
+        assertNull(values.get(1));
+        assertArrayEquals(b("1"), values.get(2));
+        assertArrayEquals(b("1"), values.get(3));
+    }
+
+    @Test
+    void batchOnAClosedStoreFailsClearly() {
+        store.close();
+        StoreException e = assertThrows(StoreException.class, () -> store.write(new Batch().put(b("k"), b("v"))));
+        assertTrue(e.getMessage().contains("write"), e.getMessage());
+    }
+
+    @Test
     void getOfAbsentKeyIsNull() {
         assertNull(store.get(b("missing")));
     }

@@ -10,11 +10,10 @@ import dev.larder.server.ServerOptions;
 import dev.larder.server.Transport;
 import dev.larder.server.TransportKind;
 import dev.larder.server.metrics.LarderMeters;
-import dev.larder.storage.RangeCursor;
 import dev.larder.storage.RocksDbStore;
+import dev.larder.server.ForwardingStore;
 import dev.larder.storage.Store;
 import dev.larder.storage.StoreOptions;
-import dev.larder.storage.StoreStats;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -47,6 +46,7 @@ class AdminServerTest {
 
     private final CountDownLatch storageGate = new CountDownLatch(1);
     private final AtomicBoolean gateGets = new AtomicBoolean();
+    private final java.util.concurrent.Semaphore gateEntered = new java.util.concurrent.Semaphore(0);
     private RocksDbStore store;
     private LarderMeters meters;
     private LarderServer server;
@@ -178,6 +178,10 @@ class AdminServerTest {
         for (int i = 0; i < sent; i++) {
             responses.add(Http.client().sendAsync(HttpRequest.newBuilder(URI.create(dataUrl("/v0/entity?id=k" + i)))
                     .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString()));
+            if (i == 0) {
+                // Alone, so the worker's run holds only this one (it takes what is queued as one run).
+                assertTrue(gateEntered.tryAcquire(10, TimeUnit.SECONDS), "first request never reached storage");
+            }
         }
         // One request blocks the only worker, 16 wait in its queue, the rest are refused at once.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -218,16 +222,15 @@ class AdminServerTest {
     }
 
     /** The real store, except that reads wait for the test to open the gate (when asked to). */
-    private final class GatedStore implements Store {
-        private final Store delegate;
-
+    private final class GatedStore extends ForwardingStore {
         GatedStore(Store delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public byte[] get(byte[] key) {
             if (gateGets.get()) {
+                gateEntered.release();
                 try {
                     storageGate.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
@@ -235,31 +238,6 @@ class AdminServerTest {
                 }
             }
             return delegate.get(key);
-        }
-
-        @Override
-        public void put(byte[] key, byte[] value) {
-            delegate.put(key, value);
-        }
-
-        @Override
-        public void delete(byte[] key) {
-            delegate.delete(key);
-        }
-
-        @Override
-        public RangeCursor range(byte[] start, byte[] end) {
-            return delegate.range(start, end);
-        }
-
-        @Override
-        public StoreStats stats() {
-            return delegate.stats();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Two Larder configurations measured AT THE SAME TIME, so that whatever else the machine does hits both alike:
+# both servers pinned to core 1, each driven by its own wrk on core 0 (64 connections, closed loop), PUT then GET.
+# Single runs on this kind of shared machine scatter by ±30% from one minute to the next, even in CPU per request;
+# run side by side, the ratio of the two is stable to a few percent.
+#
+# For each round it prints both servers' req/s and CPU time per request (all threads, from /proc) and the ratio
+# B/A of each; at the end the medians. Round 0 is a warm-up (JIT) and is not counted.
+#
+#   bench/paired.sh "--workers 0" ""                        # sync vs async default, same jar
+#   JAR_A=old.jar JAR_B=new.jar bench/paired.sh "" ""       # two builds, same flags
+#   ROUNDS=5 SECONDS_PER_RUN=10 bench/paired.sh "--transport io_uring" "--transport epoll"
+#
+# Needs wrk and a built cli/target/larder.jar (./mvnw -q -DskipTests package).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FLAGS_A=${1:-}
+FLAGS_B=${2:-}
+JAR_A=${JAR_A:-cli/target/larder.jar}
+JAR_B=${JAR_B:-cli/target/larder.jar}
+ROUNDS=${ROUNDS:-3}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
+BENCH=${BENCH:-../shared/bench}
+DATA=$(mktemp -d /tmp/larder-paired.XXXXXX)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$DATA"' EXIT
+
+start() { # name jar port flags
+  # shellcheck disable=SC2086
+  taskset -c 1 java -jar "$2" serve --port "$3" --admin-port 0 --data-dir "$DATA/$1" $4 >"$DATA/$1.log" 2>&1 &
+  pids+=($!)
+  eval "pid_$1=$!"
+  for _ in $(seq 1 300); do
+    curl -sf "http://127.0.0.1:$3/v0/status" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "server $1 did not start" >&2; cat "$DATA/$1.log" >&2; exit 1
+}
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+field() { awk -v f="$2" '$0 ~ f {print $(f == "requests in" ? 1 : 2)}' "$1"; }
+
+start a "$JAR_A" 18380 "$FLAGS_A"
+start b "$JAR_B" 18382 "$FLAGS_B"
+echo "A: ${JAR_A} ${FLAGS_A:-(defaults)}"
+echo "B: ${JAR_B} ${FLAGS_B:-(defaults)}"
+put_offset=0
+for round in $(seq 0 "$ROUNDS"); do
+  for load in put get; do
+    if [ "$load" = put ]; then script=$BENCH/put.lua; arg=$put_offset; else script=$BENCH/get.lua; arg=100000; fi
+    ta=$(ticks "$pid_a"); tb=$(ticks "$pid_b")
+    taskset -c 0 wrk -t1 -c64 -d"${SECONDS_PER_RUN}s" -s "$script" "http://127.0.0.1:18380" -- "$arg" >"$DATA/a.txt" &
+    wa=$!
+    taskset -c 0 wrk -t1 -c64 -d"${SECONDS_PER_RUN}s" -s "$script" "http://127.0.0.1:18382" -- "$arg" >"$DATA/b.txt" &
+    wb=$!
+    wait "$wa" "$wb"
+    ta=$(( $(ticks "$pid_a") - ta )); tb=$(( $(ticks "$pid_b") - tb ))
+    ra=$(field "$DATA/a.txt" "Requests/sec"); rb=$(field "$DATA/b.txt" "Requests/sec")
+    na=$(field "$DATA/a.txt" "requests in"); nb=$(field "$DATA/b.txt" "requests in")
+    line=$(awk -v ra="$ra" -v rb="$rb" -v ta="$ta" -v tb="$tb" -v na="$na" -v nb="$nb" 'BEGIN {
+      ca = ta * 1e4 / na; cb = tb * 1e4 / nb
+      printf "A %8.0f req/s %5.1fus/req | B %8.0f req/s %5.1fus/req | B/A req/s %.3f, cpu/req %.3f", ra, ca, rb, cb, rb / ra, cb / ca }')
+    if [ "$round" -eq 0 ]; then echo "warm-up $load: $line"; else echo "round $round $load: $line" | tee -a "$DATA/runs.txt"; fi
+  done
+  put_offset=$((put_offset + 10000000))
+done
+for load in put get; do
+  grep " $load: " "$DATA/runs.txt" | sed 's/.*B\/A req\/s \([0-9.]*\), cpu\/req \([0-9.]*\)/\1 \2/' | awk -v l="$load" '
+    {r[NR] = $1; c[NR] = $2}
+    function median(v, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+      return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+    END { printf "%s: median B/A req/s %.3f, cpu per request %.3f (%d rounds)\n", l, median(r, NR), median(c, NR), NR }'
+done
