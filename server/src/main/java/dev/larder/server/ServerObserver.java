@@ -18,6 +18,12 @@ public interface ServerObserver {
     /** A worker spent this long on a request, from start to its response being handed to the connection. */
     default void serviceTime(long nanos) { }
 
+    /**
+     * A worker took {@code tasks} queued requests (1 to 16) as one run: its GETs went to storage as one lookup and
+     * its writes as one batch. Small runs mean each hand-off is paid by few requests.
+     */
+    default void workerRun(int tasks) { }
+
     /** A storage operation ({@code get}, {@code put}, {@code delete}, {@code range}) took this long. */
     default void storageCall(String operation, long nanos, boolean success) { }
 

@@ -25,6 +25,7 @@ final class Worker extends SingleThreadEventExecutor {
     private final BlockingQueue<Runnable> queue;
     private final CompletionBatch completions = new CompletionBatch();
     private volatile boolean running;
+    private volatile ServerObserver observer = ServerObserver.NOOP;
 
     Worker(EventExecutorGroup parent, Executor executor, int capacity, RejectedExecutionHandler rejection) {
         this(parent, executor, new LinkedBlockingQueue<>(capacity), rejection);
@@ -55,6 +56,7 @@ final class Worker extends SingleThreadEventExecutor {
                     do {
                         run.add(task);
                     } while (run.size() < MAX_BATCH && (task = pollTask()) != null);
+                    observer.workerRun(run.size());
                     execute(run, group);
                 } finally {
                     run.clear();
@@ -110,6 +112,10 @@ final class Worker extends SingleThreadEventExecutor {
      */
     void deliver(io.netty.util.concurrent.EventExecutor eventLoop, Runnable answer) {
         completions.add(eventLoop, answer);
+    }
+
+    void observe(ServerObserver observer) {
+        this.observer = observer;
     }
 
     /** Takes the task that has waited longest, or {@code null}. */

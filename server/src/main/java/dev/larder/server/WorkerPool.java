@@ -28,7 +28,10 @@ final class WorkerPool implements Offload {
         this.group = new WorkerGroup(options.workers(), options.queueSize(),
                 new RejectionPolicy(options.rejection(), observer));
         for (EventExecutor executor : group) {
-            workers.add((Worker) executor);
+            Worker worker = (Worker) executor;
+            // Netty constructs the children inside the group's constructor, so the observer arrives here.
+            worker.observe(observer);
+            workers.add(worker);
         }
     }
 

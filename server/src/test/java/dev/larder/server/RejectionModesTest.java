@@ -33,6 +33,9 @@ class RejectionModesTest {
     private TestServer larder;
     private GatedStore gated;
 
+    /** Run sizes the workers reported, in order. */
+    private final List<Integer> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private void start(RejectionMode mode, Duration maxQueueDelay, Duration shutdownTimeout) {
         AtomicReference<GatedStore> ref = new AtomicReference<>();
         larder = new TestServer(dir, o -> o.ioThreads(1).workers(1).queueSize(QUEUE).rejection(mode)
@@ -40,7 +43,12 @@ class RejectionModesTest {
                 s -> {
                     ref.set(new GatedStore(s));
                     return ref.get();
-                }, ServerObserver.NOOP);
+                }, new ServerObserver() {
+                    @Override
+                    public void workerRun(int tasks) {
+                        runs.add(tasks);
+                    }
+                });
         gated = ref.get();
     }
 
@@ -164,6 +172,8 @@ class RejectionModesTest {
             assertEquals(expected[i], got, queued[i][0] + " " + queued[i][1] + " (queued #" + i + ")");
         }
         assertEquals(3, gated.multiKeyCalls(), "two MultiGets and one WriteBatch");
+        // The setup PUTs and the blocker ran alone; the eleven queued behind the blocker made one run.
+        assertEquals(11, runs.get(runs.size() - 1));
     }
 
     @Test

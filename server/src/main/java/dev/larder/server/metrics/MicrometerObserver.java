@@ -4,6 +4,7 @@ import dev.larder.server.RejectReason;
 import dev.larder.server.RejectionMode;
 import dev.larder.server.ServerObserver;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.http.Outcome;
@@ -40,6 +41,7 @@ public final class MicrometerObserver implements ServerObserver {
             new ConcurrentHashMap<>();
     private final Timer queueWait;
     private final Timer serviceTime;
+    private final DistributionSummary workerRun;
     private final Timer[] storageSuccess = new Timer[STORAGE_OPERATIONS.length];
     private final Timer[] storageFailure = new Timer[STORAGE_OPERATIONS.length];
     private final Counter[][] rejections = new Counter[RejectionMode.values().length][RejectReason.values().length];
@@ -52,6 +54,11 @@ public final class MicrometerObserver implements ServerObserver {
                 .register(registry);
         this.serviceTime = latencyTimer("larder.service.time", HISTOGRAM_MIN)
                 .description("Time a worker spent on a request, from starting it to handing its response over")
+                .register(registry);
+        this.workerRun = DistributionSummary.builder("larder.worker.run.size")
+                .description("Requests a worker took from its queue as one run (one MultiGet, one WriteBatch)")
+                .baseUnit("requests")
+                .serviceLevelObjectives(1, 2, 4, 8, 16)
                 .register(registry);
         for (int i = 0; i < STORAGE_OPERATIONS.length; i++) {
             storageSuccess[i] = storageTimer(STORAGE_OPERATIONS[i], "success");
@@ -80,6 +87,11 @@ public final class MicrometerObserver implements ServerObserver {
     @Override
     public void queueWait(long nanos) {
         queueWait.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void workerRun(int tasks) {
+        workerRun.record(tasks);
     }
 
     @Override

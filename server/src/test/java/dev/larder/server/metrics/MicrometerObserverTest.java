@@ -42,6 +42,16 @@ class MicrometerObserverTest {
     }
 
     @Test
+    void workerRunsAreCountedWithTheirSizes() {
+        observer.workerRun(1);
+        observer.workerRun(11);
+        io.micrometer.core.instrument.DistributionSummary runs = registry.get("larder.worker.run.size").summary();
+        assertEquals(2, runs.count());
+        assertEquals(12.0, runs.totalAmount(), 1e-9);
+        assertEquals(11.0, runs.max(), 1e-9);
+    }
+
+    @Test
     void theSameSeriesIsLookedUpNotRegisteredAgain() {
         Timer first = observer.requestTimer("GET", "/v0/entity", 200);
         int meters = registry.getMeters().size();
