@@ -16,15 +16,22 @@ final class SubmissionBatch implements Runnable {
 
     private final SingleThreadEventLoop loop;
     private final BiConsumer<Worker, WorkerTask> submit;
+    private final BiConsumer<Worker, WorkerTask> submitQuietly;
     private List<Worker> workers = new ArrayList<>();
     private List<WorkerTask> tasks = new ArrayList<>();
     private List<Worker> spareWorkers = new ArrayList<>();
     private List<WorkerTask> spareTasks = new ArrayList<>();
     private boolean scheduled;
 
-    SubmissionBatch(SingleThreadEventLoop loop, BiConsumer<Worker, WorkerTask> submit) {
+    /**
+     * {@code submit} hands one task over and wakes the worker; {@code submitQuietly} hands it over without waking
+     * it (the batch wakes each worker once, after its whole share is queued).
+     */
+    SubmissionBatch(SingleThreadEventLoop loop, BiConsumer<Worker, WorkerTask> submit,
+                    BiConsumer<Worker, WorkerTask> submitQuietly) {
         this.loop = loop;
         this.submit = submit;
+        this.submitQuietly = submitQuietly;
     }
 
     boolean onItsLoop() {
@@ -57,18 +64,22 @@ final class SubmissionBatch implements Runnable {
         this.workers = spareWorkers;
         this.tasks = spareTasks;
         try {
-            // Worker by worker, so each is offered its whole share back to back.
+            // Worker by worker: its whole share queued quietly, then one wake-up.
             int n = tasks.size();
             for (int i = 0; i < n; i++) {
                 Worker worker = workers.get(i);
                 if (worker == null) {
                     continue;
                 }
-                for (int j = i; j < n; j++) {
-                    if (workers.get(j) == worker) {
-                        submit.accept(worker, tasks.get(j));
-                        workers.set(j, null);
+                try {
+                    for (int j = i; j < n; j++) {
+                        if (workers.get(j) == worker) {
+                            submitQuietly.accept(worker, tasks.get(j));
+                            workers.set(j, null);
+                        }
                     }
+                } finally {
+                    worker.wakeIfWaiting();
                 }
             }
         } finally {

@@ -5,33 +5,30 @@ import io.netty.util.concurrent.RejectedExecutionHandler;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * One storage worker thread of the {@link WorkerGroup}: Netty's {@code DefaultEventExecutor} loop over a bounded
  * queue that this class keeps a handle on, so that discard-oldest can take the head and shutdown can answer what is
  * left. ({@code DefaultEventExecutor} is final and hides its queue.)
  *
- * <p>A {@link LinkedBlockingQueue} has separate put and take locks, so the event loops offering work never contend
- * with the worker taking it; only producers contend with each other, and each worker has its own queue.
+ * <p>Its queue is a {@link RunQueue}, so an event loop can hand over a whole batch before waking it once.
  */
 final class Worker extends SingleThreadEventExecutor {
 
     /** Tasks run back to back before the answers gathered so far are handed to the event loops. */
     private static final int MAX_BATCH = 16;
 
-    private final BlockingQueue<Runnable> queue;
+    private final RunQueue queue;
     private final CompletionBatch completions = new CompletionBatch();
     private volatile boolean running;
     private volatile ServerObserver observer = ServerObserver.NOOP;
 
     Worker(EventExecutorGroup parent, Executor executor, int capacity, RejectedExecutionHandler rejection) {
-        this(parent, executor, new LinkedBlockingQueue<>(capacity), rejection);
+        this(parent, executor, new RunQueue(capacity), rejection);
     }
 
-    private Worker(EventExecutorGroup parent, Executor executor, BlockingQueue<Runnable> queue,
+    private Worker(EventExecutorGroup parent, Executor executor, RunQueue queue,
                    RejectedExecutionHandler rejection) {
         super(parent, executor, true, queue, rejection);
         this.queue = queue;
@@ -121,6 +118,18 @@ final class Worker extends SingleThreadEventExecutor {
     /** Takes the task that has waited longest, or {@code null}. */
     Runnable pollOldest() {
         return queue.poll();
+    }
+
+    /**
+     * Queues {@code task} without waking the worker and without going through rejection; {@code false} when full.
+     * The caller hands over the rest of its batch, then calls {@link #wakeIfWaiting()}.
+     */
+    boolean offerQuietly(Runnable task) {
+        return queue.offerQuietly(task);
+    }
+
+    void wakeIfWaiting() {
+        queue.wakeIfWaiting();
     }
 
     /** Queues {@code task} without going through rejection; {@code false} when full. */

@@ -20,17 +20,21 @@ final class WorkerPool implements Offload {
     private final Map<EventExecutor, SubmissionBatch> batches = new ConcurrentHashMap<>();
     private final ServerObserver observer;
     private final RejectionMode mode;
+    private final RejectionPolicy rejection;
     private volatile boolean draining;
 
     WorkerPool(ServerOptions options, ServerObserver observer) {
         this.observer = observer;
         this.mode = options.rejection();
-        this.group = new WorkerGroup(options.workers(), options.queueSize(),
-                new RejectionPolicy(options.rejection(), observer));
+        this.rejection = new RejectionPolicy(options.rejection(), observer);
+        this.group = new WorkerGroup(options.workers(), options.queueSize(), rejection);
         for (EventExecutor executor : group) {
             Worker worker = (Worker) executor;
             // Netty constructs the children inside the group's constructor, so the observer arrives here.
             worker.observe(observer);
+            // Netty starts a worker's thread on its first execute(); quiet hand-overs bypass execute(), so start
+            // each now.
+            worker.execute(() -> { });
             workers.add(worker);
         }
     }
@@ -43,9 +47,25 @@ final class WorkerPool implements Offload {
     public Lane newLane() {
         SubmissionBatch batch = null;
         if (ThreadExecutorMap.currentExecutor() instanceof SingleThreadEventLoop loop) {
-            batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitNow));
+            batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitNow,
+                    this::submitQuietly));
         }
         return new WorkerLane((Worker) group.next(), batch);
+    }
+
+    /**
+     * Like {@link #submitNow} but leaves the worker asleep; the caller wakes it ({@link Worker#wakeIfWaiting()}).
+     * A full queue goes through the same {@link RejectionPolicy}; a worker that is shutting down refuses.
+     */
+    private void submitQuietly(Worker worker, WorkerTask task) {
+        if (draining || worker.isShuttingDown()) {
+            observer.rejected(mode, RejectReason.SHUTTING_DOWN);
+            task.reject(RejectReason.SHUTTING_DOWN);
+            return;
+        }
+        if (!worker.offerQuietly(task)) {
+            rejection.rejected(task, worker);
+        }
     }
 
     private void submitNow(Worker worker, WorkerTask task) {
