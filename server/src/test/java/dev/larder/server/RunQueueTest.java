@@ -78,7 +78,7 @@ class RunQueueTest {
         assertNull(queue.poll(10, TimeUnit.MILLISECONDS));
     }
 
-    /** Waits until a thread is parked in take() (its lock is free and nothing is queued long enough). */
+    /** Waits until a thread is parked in take(). */
     private static void awaitWaiting(RunQueue queue) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!queue.hasWaiters()) {
