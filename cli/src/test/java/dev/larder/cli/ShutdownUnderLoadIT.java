@@ -83,11 +83,11 @@ class ShutdownUnderLoadIT {
                     outcomes.refusedAfterSignal.get(),
                     outcomes.busy503.get(), outcomes.shutdown503.get(), outcomes.notTaken.get());
             assertTrue(exitMillis < millis(shutdownTimeout) + 5_000, "exit took " + exitMillis + " ms");
-            // The worker queue was full at SIGTERM: a long timeout lets it finish, a short one answers it 503.
             assertTrue(outcomes.finishedAfterSignal.get() > 0, "nothing in progress finished after SIGTERM");
-            if (millis(shutdownTimeout) < 10) {
-                assertTrue(outcomes.refusedAfterSignal.get() > 0, "nothing queued was answered 503 at the timeout");
-            }
+            // Whether anything is still queued when a 1 ms timeout expires depends on timing: the worker takes up to
+            // 16 queued writes as one run and fsyncs them together, so it often empties its queue first. That
+            // queued work is answered 503 at the timeout is proven deterministically, with a gated store, by
+            // RejectionModesTest.shutdownLetsRunningWorkFinishAndAnswersTheQueuedRest503.
         }
         try (LarderProcess larder = LarderProcess.serve(data);
              HttpConnection http = new HttpConnection(larder.port(), 30_000)) {
