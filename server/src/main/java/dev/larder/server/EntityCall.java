@@ -54,16 +54,13 @@ final class EntityCall extends WorkerTask {
             return;
         }
         long started = System.nanoTime();
-        List<EntityCall> claimed = new ArrayList<>(calls.size());
-        List<byte[]> keys = new ArrayList<>(calls.size());
-        for (EntityCall call : calls) {
-            if (call.claim() && !call.expired(started)) {
-                claimed.add(call);
-                keys.add(call.key);
-            }
-        }
+        List<EntityCall> claimed = claimLive(calls, started);
         if (claimed.isEmpty()) {
             return;
+        }
+        List<byte[]> keys = new ArrayList<>(claimed.size());
+        for (EntityCall call : claimed) {
+            keys.add(call.key);
         }
         ServerContext server = claimed.get(0).server;
         List<byte[]> values = null;
@@ -137,21 +134,17 @@ final class EntityCall extends WorkerTask {
             return;
         }
         long started = System.nanoTime();
-        List<EntityCall> claimed = new ArrayList<>(calls.size());
+        List<EntityCall> claimed = claimLive(calls, started);
+        if (claimed.isEmpty()) {
+            return;
+        }
         Batch batch = new Batch();
-        for (EntityCall call : calls) {
-            if (!call.claim() || call.expired(started)) {
-                continue;
-            }
-            claimed.add(call);
+        for (EntityCall call : claimed) {
             if (call.operation == Operation.PUT) {
                 batch.put(call.key, call.value);
             } else {
                 batch.delete(call.key);
             }
-        }
-        if (claimed.isEmpty()) {
-            return;
         }
         ServerContext server = claimed.get(0).server;
         RuntimeException failure = null;
@@ -165,6 +158,20 @@ final class EntityCall extends WorkerTask {
             server.observer.storageCall(call.operation.meterName, took, failure == null);
             call.connection.respond(failure == null ? call.success() : call.failure(failure), started);
         }
+    }
+
+    /**
+     * The calls this run may execute: those not already claimed elsewhere (discard-oldest, shutdown) and not
+     * refused for waiting past {@code --max-queue-delay} (which answers them 503).
+     */
+    private static List<EntityCall> claimLive(List<EntityCall> calls, long started) {
+        List<EntityCall> live = new ArrayList<>(calls.size());
+        for (EntityCall call : calls) {
+            if (call.claim() && !call.expired(started)) {
+                live.add(call);
+            }
+        }
+        return live;
     }
 
     /** Records the queue wait; answers 503 and returns {@code true} when it exceeded {@code --max-queue-delay}. */

@@ -33,16 +33,7 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
 
     /** Queues {@code task} without waking the worker; the caller must call {@link #wakeIfWaiting()} after. */
     boolean offerQuietly(Runnable task) {
-        lock.lock();
-        try {
-            if (tasks.size() >= capacity) {
-                return false;
-            }
-            tasks.addLast(task);
-            return true;
-        } finally {
-            lock.unlock();
-        }
+        return offer(task, false);
     }
 
     /** Wakes the worker if it waits and there is something to take. */
@@ -69,13 +60,17 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
 
     @Override
     public boolean offer(Runnable task) {
+        return offer(task, true);
+    }
+
+    private boolean offer(Runnable task, boolean wake) {
         lock.lock();
         try {
             if (tasks.size() >= capacity) {
                 return false;
             }
             tasks.addLast(task);
-            if (waiting > 0) {
+            if (wake && waiting > 0) {
                 notEmpty.signal();
             }
             return true;
@@ -99,20 +94,7 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
 
     @Override
     public Runnable take() throws InterruptedException {
-        lock.lockInterruptibly();
-        try {
-            while (tasks.isEmpty()) {
-                waiting++;
-                try {
-                    notEmpty.await();
-                } finally {
-                    waiting--;
-                }
-            }
-            return tasks.pollFirst();
-        } finally {
-            lock.unlock();
-        }
+        return poll(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -126,6 +108,7 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
                 }
                 waiting++;
                 try {
+                    // Long.MAX_VALUE (take) is 292 years: it only returns on a signal or an interrupt.
                     nanos = notEmpty.awaitNanos(nanos);
                 } finally {
                     waiting--;

@@ -15,7 +15,6 @@ import java.util.function.BiConsumer;
 final class SubmissionBatch implements Runnable {
 
     private final SingleThreadEventLoop loop;
-    private final BiConsumer<Worker, WorkerTask> submit;
     private final BiConsumer<Worker, WorkerTask> submitQuietly;
     private List<Worker> workers = new ArrayList<>();
     private List<WorkerTask> tasks = new ArrayList<>();
@@ -24,13 +23,11 @@ final class SubmissionBatch implements Runnable {
     private boolean scheduled;
 
     /**
-     * {@code submit} hands one task over and wakes the worker; {@code submitQuietly} hands it over without waking
-     * it (the batch wakes each worker once, after its whole share is queued).
+     * {@code submitQuietly} hands one task over without waking its worker; the batch wakes each worker once, after
+     * its whole share is queued.
      */
-    SubmissionBatch(SingleThreadEventLoop loop, BiConsumer<Worker, WorkerTask> submit,
-                    BiConsumer<Worker, WorkerTask> submitQuietly) {
+    SubmissionBatch(SingleThreadEventLoop loop, BiConsumer<Worker, WorkerTask> submitQuietly) {
         this.loop = loop;
-        this.submit = submit;
         this.submitQuietly = submitQuietly;
     }
 
@@ -46,7 +43,11 @@ final class SubmissionBatch implements Runnable {
                 scheduled = true;
             } catch (RejectedExecutionException e) {
                 // The loop is shutting down and will not run another iteration: hand it over now.
-                submit.accept(worker, task);
+                try {
+                    submitQuietly.accept(worker, task);
+                } finally {
+                    worker.wakeIfWaiting();
+                }
                 return;
             }
         }

@@ -47,8 +47,7 @@ final class WorkerPool implements Offload {
     public Lane newLane() {
         SubmissionBatch batch = null;
         if (ThreadExecutorMap.currentExecutor() instanceof SingleThreadEventLoop loop) {
-            batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitNow,
-                    this::submitQuietly));
+            batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitQuietly));
         }
         return new WorkerLane((Worker) group.next(), batch);
     }
