@@ -11,6 +11,9 @@
 #   JAR_A=old.jar JAR_B=new.jar bench/paired.sh "" ""       # two builds, same flags
 #   ROUNDS=5 SECONDS_PER_RUN=10 bench/paired.sh "--transport io_uring" "--transport epoll"
 #
+# Before round 0 each server gets PRELOAD_SECONDS (default 30) of PUTs from id 1, as bench/ceiling.sh's warm-up
+# does, so the ids the GETs read have left the memtable for SST files: the state a GET meets in the ceiling run.
+#
 # Needs wrk and a built cli/target/larder.jar (./mvnw -q -DskipTests package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +23,7 @@ JAR_A=${JAR_A:-cli/target/larder.jar}
 JAR_B=${JAR_B:-cli/target/larder.jar}
 ROUNDS=${ROUNDS:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
+PRELOAD_SECONDS=${PRELOAD_SECONDS:-30}
 BENCH=${BENCH:-../shared/bench}
 DATA=$(mktemp -d /tmp/larder-paired.XXXXXX)
 pids=()
@@ -43,7 +47,14 @@ start a "$JAR_A" 18380 "$FLAGS_A"
 start b "$JAR_B" 18382 "$FLAGS_B"
 echo "A: ${JAR_A} ${FLAGS_A:-(defaults)}"
 echo "B: ${JAR_B} ${FLAGS_B:-(defaults)}"
-put_offset=0
+if [ "$PRELOAD_SECONDS" -gt 0 ]; then
+  taskset -c 0 wrk -t1 -c64 -d"${PRELOAD_SECONDS}s" -s "$BENCH/put.lua" "http://127.0.0.1:18380" -- 0 >/dev/null &
+  wa=$!
+  taskset -c 0 wrk -t1 -c64 -d"${PRELOAD_SECONDS}s" -s "$BENCH/put.lua" "http://127.0.0.1:18382" -- 0 >/dev/null &
+  wb=$!
+  wait "$wa" "$wb"
+fi
+put_offset=10000000
 for round in $(seq 0 "$ROUNDS"); do
   for load in put get; do
     if [ "$load" = put ]; then script=$BENCH/put.lua; arg=$put_offset; else script=$BENCH/get.lua; arg=100000; fi

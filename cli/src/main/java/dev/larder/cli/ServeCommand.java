@@ -117,6 +117,11 @@ public final class ServeCommand implements Callable<Integer> {
             description = "RocksDB block cache for data, index and filter blocks (default: ${DEFAULT-VALUE}).")
     long blockCache;
 
+    @Option(names = "--row-cache", defaultValue = "${env:LARDER_ROW_CACHE:-64MiB}", converter = SizeConverter.class,
+            description = "RocksDB row cache: recently read key-value pairs, so a repeated GET skips the block "
+                    + "lookup; 0 turns it off (default: ${DEFAULT-VALUE}).")
+    long rowCache;
+
     @Option(names = "--sync", defaultValue = "${env:LARDER_SYNC:-false}", fallbackValue = "true", arity = "0..1",
             description = "fsync the write-ahead log before acknowledging a write (survives machine crashes; "
                     + "default: off = survives process crashes).")
@@ -169,7 +174,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         ServerOptions serverOptions = serverOptions();
         checkAdminPort();
-        StoreOptions storeOptions = new StoreOptions(dataDir, blockCache, sync, true);
+        StoreOptions storeOptions = new StoreOptions(dataDir, blockCache, rowCache, sync, true);
         RocksDbStore store;
         try {
             store = RocksDbStore.open(storeOptions);
@@ -210,11 +215,11 @@ public final class ServeCommand implements Callable<Integer> {
             }
         }
         ShutdownSignal signal = ShutdownSignal.install();
-        log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB",
+        log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB row-cache={}MiB",
                 server.describe(), admin != null ? admin.describe() : "admin off (--admin-port 0)",
                 metrics ? "on" : "off (--metrics=false)",
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
-                dataDir.toAbsolutePath().normalize(), blockCache >> 20);
+                dataDir.toAbsolutePath().normalize(), blockCache >> 20, rowCache >> 20);
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
         // Not ready first, so load balancers stop sending while the data port still answers what is in flight.

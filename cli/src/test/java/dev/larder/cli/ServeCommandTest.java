@@ -40,7 +40,7 @@ class ServeCommandTest {
         assertEquals(0, help.status());
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
-                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--sync",
+                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--sync",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
         }

@@ -4,9 +4,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -35,10 +32,9 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
                 observer.connectionClosed();
             });
             ctx.channel().config().setAutoRead(false);
-            FullHttpResponse refusal = HttpResponses.text(HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    "too many connections (--max-connections " + maxConnections + ")");
-            refusal.headers().setInt(HttpHeaderNames.RETRY_AFTER, 1);
-            ctx.pipeline().writeAndFlush(HttpResponses.closing(refusal)).addListener(ChannelFutureListener.CLOSE);
+            // Wire bytes, written from the head of the pipeline: this handler is gone and the encoder is above.
+            HttpResponses.tooManyConnections(maxConnections).writeAndFlush(ctx.pipeline().firstContext(), true)
+                    .addListener(ChannelFutureListener.CLOSE);
             return;
         }
         super.channelActive(ctx);

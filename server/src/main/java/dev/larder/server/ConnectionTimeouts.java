@@ -104,10 +104,10 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
             if (state.busy) {
                 ctx.close();
             } else {
-                // Sent from the head of the pipeline's encoder onwards: the decoder holds the partial request.
-                ctx.pipeline().writeAndFlush(HttpResponses.closing(HttpResponses.text(
-                        HttpResponseStatus.REQUEST_TIMEOUT, "request not received within --read-timeout")))
-                        .addListener(ChannelFutureListener.CLOSE);
+                // Wire bytes from this handler, which sits below the HTTP codec (the decoder holds the partial
+                // request; nothing of it reaches the dispatcher).
+                HttpResponses.text(HttpResponseStatus.REQUEST_TIMEOUT, "request not received within --read-timeout")
+                        .writeAndFlush(ctx, true).addListener(ChannelFutureListener.CLOSE);
             }
         } else if (idleTimeoutNanos > 0 && !state.busy && state.partialSince == 0
                 && now - state.lastActivity > idleTimeoutNanos) {

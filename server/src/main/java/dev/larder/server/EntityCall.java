@@ -2,7 +2,6 @@ package dev.larder.server;
 
 import dev.larder.storage.Batch;
 import dev.larder.storage.StoreException;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,13 +73,12 @@ final class EntityCall extends WorkerTask {
         for (int i = 0; i < claimed.size(); i++) {
             EntityCall call = claimed.get(i);
             server.observer.storageCall(Operation.GET.meterName, took, failure == null);
-            FullHttpResponse response;
+            Answer response;
             if (failure != null) {
                 response = call.failure(failure);
             } else {
                 byte[] stored = values.get(i);
-                response = stored == null ? HttpResponses.text(HttpResponseStatus.NOT_FOUND, "not found")
-                        : HttpResponses.value(stored);
+                response = stored == null ? HttpResponses.NOT_FOUND : HttpResponses.value(stored);
             }
             call.connection.respond(response, started);
         }
@@ -92,15 +90,13 @@ final class EntityCall extends WorkerTask {
         if (expired(started)) {
             return;
         }
-        FullHttpResponse response;
+        Answer response;
         boolean success = false;
         try {
             response = switch (operation) {
                 case GET -> {
                     byte[] stored = server.store.get(key);
-                    yield stored == null
-                            ? HttpResponses.text(HttpResponseStatus.NOT_FOUND, "not found")
-                            : HttpResponses.value(stored);
+                    yield stored == null ? HttpResponses.NOT_FOUND : HttpResponses.value(stored);
                 }
                 case PUT -> {
                     server.store.put(key, value);
@@ -185,11 +181,11 @@ final class EntityCall extends WorkerTask {
         return false;
     }
 
-    private FullHttpResponse success() {
-        return HttpResponses.empty(operation == Operation.PUT ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED);
+    private Answer success() {
+        return operation == Operation.PUT ? HttpResponses.CREATED : HttpResponses.ACCEPTED;
     }
 
-    private FullHttpResponse failure(RuntimeException e) {
+    private Answer failure(RuntimeException e) {
         if (e instanceof StoreException se) {
             server.storageErrors.warn("storage failure on " + operation + ": " + se.getMessage(), se);
             return HttpResponses.text(se.noSpace() ? HttpResponseStatus.INSUFFICIENT_STORAGE

@@ -2,66 +2,56 @@ package dev.larder.server;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpVersion;
 
-/** Builds every response the server sends; each carries {@code Content-Length} so keep-alive never breaks. */
+/**
+ * Builds every answer the data port sends; each carries {@code content-length} so keep-alive never breaks. The
+ * answers every GET, PUT and DELETE ends with are built once.
+ */
 final class HttpResponses {
+
+    private static final String OCTET_STREAM = "application/octet-stream";
+    private static final String TEXT = "text/plain; charset=utf-8";
+    private static final byte[] EMPTY = new byte[0];
+
+    static final Answer CREATED = Answer.of(HttpResponseStatus.CREATED, null).body(EMPTY);
+    static final Answer ACCEPTED = Answer.of(HttpResponseStatus.ACCEPTED, null).body(EMPTY);
+    static final Answer NOT_FOUND = text(HttpResponseStatus.NOT_FOUND, "not found");
+    private static final Answer VALUE = Answer.of(HttpResponseStatus.OK, OCTET_STREAM).body(EMPTY);
 
     private HttpResponses() {
     }
 
-    /** A body-less answer ({@code 201}, {@code 202}, ...). */
-    static FullHttpResponse empty(HttpResponseStatus status) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.EMPTY_BUFFER);
-        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-        return response;
-    }
-
-    /** Stored bytes, wrapped without copying. */
-    static FullHttpResponse value(byte[] value) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                Unpooled.wrappedBuffer(value));
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, value.length);
-        return response;
+    /** 200 with stored bytes (not copied: the caller hands them over). */
+    static Answer value(byte[] value) {
+        return VALUE.withBody(value);
     }
 
     /** A one-line plain-text answer: the reason a client (or a person with curl) can read. */
-    static FullHttpResponse text(HttpResponseStatus status, String line) {
-        // One line, whatever the reason text carried: clients and log scrapers read it as such.
-        byte[] body = (line.replace('\r', ' ').replace('\n', ' ') + "\n").getBytes(UTF_8);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                Unpooled.wrappedBuffer(body));
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN + "; charset=utf-8")
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        return response;
+    static Answer text(HttpResponseStatus status, String line) {
+        return Answer.of(status, TEXT).body(line(line));
     }
 
     /** 503 for a request refused without touching storage; clients may retry after a second. */
-    static FullHttpResponse unavailable(RejectReason reason) {
-        FullHttpResponse response = text(HttpResponseStatus.SERVICE_UNAVAILABLE, reason.message());
-        response.headers().setInt(HttpHeaderNames.RETRY_AFTER, 1);
-        return response;
+    static Answer unavailable(RejectReason reason) {
+        return Answer.of(HttpResponseStatus.SERVICE_UNAVAILABLE, TEXT).header("retry-after", "1")
+                .body(line(reason.message()));
+    }
+
+    /** 503 for a connection over {@code --max-connections}. */
+    static Answer tooManyConnections(int maxConnections) {
+        return Answer.of(HttpResponseStatus.SERVICE_UNAVAILABLE, TEXT).header("retry-after", "1")
+                .body(line("too many connections (--max-connections " + maxConnections + ")"));
     }
 
     /** 405 naming the methods the route does accept. */
-    static FullHttpResponse methodNotAllowed(String allow) {
-        FullHttpResponse response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed; use " + allow);
-        response.headers().set(HttpHeaderNames.ALLOW, allow);
-        return response;
+    static Answer methodNotAllowed(String allow) {
+        return Answer.of(HttpResponseStatus.METHOD_NOT_ALLOWED, TEXT).header("allow", allow)
+                .body(line("method not allowed; use " + allow));
     }
 
-    /** Marks {@code response} as the last on its connection. */
-    static FullHttpResponse closing(FullHttpResponse response) {
-        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        return response;
+    private static byte[] line(String line) {
+        // One line, whatever the reason text carried: clients and log scrapers read it as such.
+        return (line.replace('\r', ' ').replace('\n', ' ') + "\n").getBytes(UTF_8);
     }
 }

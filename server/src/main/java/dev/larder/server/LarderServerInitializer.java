@@ -5,20 +5,20 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseEncoder;
 
 /**
  * The data port's pipeline, inbound top to bottom:
  *
  * <pre>
- *   bytes ──▶ limiter ──▶ timeouts ──▶ http codec ──▶ request-end ──▶
- *             (503 past   (read and    (414, 431,    (a request is
- *           max-conns)    idle)         400)          whole: stop the read clock)
+ *   bytes ──▶ limiter ──▶ timeouts ──▶ http decoder ──▶ request-end ──▶ aggregator ──▶ dispatcher ──▶ worker lane
+ *             (503 past   (read and    (414, 431,      (a request is   (413, 100-     (route, order,     (RocksDB)
+ *           max-conns)    idle)         400)            whole: stop     continue)      keep-alive,
+ *                                                       the read clock)                status inline)
  *
- *         ──▶ keep-alive ──▶ aggregator ──▶ dispatcher ──▶ worker lane
- *             (Connection,   (413, 100-     (route, order,     (RocksDB)
- *              HTTP/1.0)      continue)      status inline)
+ *   bytes ◀── answers ◀───────────────── http encoder ◀── aggregator's 100 / 413, the range stream's chunks
+ *             (whole responses, encoded by {@link Answer}, enter below the encoder)
  * </pre>
  */
 final class LarderServerInitializer extends ChannelInitializer<SocketChannel> {
@@ -44,9 +44,9 @@ final class LarderServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("limiter", limiter);
         pipeline.addLast("timeouts", new ConnectionTimeouts(state, options.readTimeout().toNanos(),
                 options.idleTimeout().toNanos()));
-        pipeline.addLast("http", new HttpServerCodec(decoderConfig));
+        pipeline.addLast("http-encoder", new HttpResponseEncoder());
+        pipeline.addLast("http-decoder", new HttpRequestDecoder(decoderConfig));
         pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
-        pipeline.addLast("keep-alive", new HttpServerKeepAliveHandler());
         pipeline.addLast("aggregator", new HttpObjectAggregator(options.maxValueSize(), true));
         pipeline.addLast("dispatcher", new RequestDispatcher(server, state));
     }

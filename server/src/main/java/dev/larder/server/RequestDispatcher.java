@@ -11,11 +11,11 @@ import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -50,6 +50,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private final ConnectionState state;
     private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
+    // Where whole answers are written: below the HTTP encoder, which only the range stream's chunks go through.
+    private ChannelHandlerContext wire;
     private Offload.Lane lane;
     private boolean serving;
     private boolean draining;
@@ -70,6 +72,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        ChannelHandlerContext encoder = ctx.pipeline().context(HttpResponseEncoder.class);
+        this.wire = encoder != null ? encoder : ctx;
         this.lane = server.offload.newLane();
     }
 
@@ -119,10 +123,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException) {
-            // The codec gave up on the input, typically a client pipelining more than HttpServerCodec's 128
-            // unanswered requests (pausing reads does not stop it decoding what one read brought). It drops the
-            // rest of the input; answer what is in progress, saying "close", then close, instead of resetting the
-            // connection under answers already on their way.
+            // A handler below gave up on the input and drops the rest of it. Answer what is in progress, saying
+            // "close", then close, instead of resetting the connection under answers already on their way.
             closeWhenIdle();
             return;
         }
@@ -147,7 +149,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         DecoderResult result = request.decoderResult();
         if (result.isFailure()) {
             closeAfterResponse = true;
-            complete(HttpResponses.closing(malformed(result.cause())));
+            complete(malformed(result.cause()));
             return;
         }
         if (request.protocolVersion().majorVersion() != 1) {
@@ -265,7 +267,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         lane.submit(task);
     }
 
-    private static FullHttpResponse malformed(Throwable cause) {
+    private static Answer malformed(Throwable cause) {
         if (cause instanceof TooLongHttpLineException) {
             return HttpResponses.text(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long");
         }
@@ -280,7 +282,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
      * Hands a finished response to the connection; callable from any thread. {@code serviceStart} is when a worker
      * began the request (0 when it never did).
      */
-    void respond(FullHttpResponse response, long serviceStart) {
+    void respond(Answer response, long serviceStart) {
         if (ctx.executor().inEventLoop()) {
             complete(response, serviceStart);
             return;
@@ -292,27 +294,22 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         try {
             ctx.executor().execute(() -> complete(response, serviceStart));
         } catch (RejectedExecutionException e) {
-            // The event loop is gone, and the connection with it.
-            response.release();
+            // The event loop is gone, and the connection with it: nothing to answer.
         }
     }
 
-    private void complete(FullHttpResponse response) {
+    private void complete(Answer response) {
         complete(response, 0);
     }
 
-    private void complete(FullHttpResponse response, long serviceStart) {
+    private void complete(Answer response, long serviceStart) {
         // A full response while a range is set means the range never started streaming (rejected or failed).
         stream = null;
         if (!ctx.channel().isActive()) {
-            response.release();
             finished(response.status().code(), serviceStart);
             return;
         }
-        if (closeAfterResponse) {
-            HttpResponses.closing(response);
-        }
-        ChannelFuture written = ctx.writeAndFlush(response);
+        ChannelFuture written = response.writeAndFlush(wire, closeAfterResponse);
         if (closeAfterResponse) {
             written.addListener(ChannelFutureListener.CLOSE);
         }

@@ -146,7 +146,7 @@ class RocksDbStoreTest {
     @Test
     void syncModeWritesAndReads() {
         store.close();
-        store = RocksDbStore.open(new StoreOptions(dir.resolve("sync"), 8 << 20, true, false));
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("sync"), 8 << 20, 4 << 20, true, false));
         store.put(b("s"), b("synced"));
         assertArrayEquals(b("synced"), store.get(b("s")));
         assertTrue(store.stats().ticker("BLOCK_CACHE_HIT").isEmpty(), "statistics off means no tickers");

@@ -50,6 +50,10 @@ public final class RocksDbMetrics implements MeterBinder {
                 "Block cache lookups that hit");
         ticker(registry, "larder.rocksdb.block.cache.misses", "BLOCK_CACHE_MISS", null, 1,
                 "Block cache lookups that missed and read from disk");
+        ticker(registry, "larder.rocksdb.row.cache.hits", "ROW_CACHE_HIT", null, 1,
+                "Point lookups answered from the row cache (--row-cache)");
+        ticker(registry, "larder.rocksdb.row.cache.misses", "ROW_CACHE_MISS", null, 1,
+                "Point lookups the row cache could not answer (--row-cache)");
         ticker(registry, "larder.rocksdb.read", "BYTES_READ", BaseUnits.BYTES, 1,
                 "Bytes returned by point lookups (uncompressed values)");
         ticker(registry, "larder.rocksdb.written", "BYTES_WRITTEN", BaseUnits.BYTES, 1,
