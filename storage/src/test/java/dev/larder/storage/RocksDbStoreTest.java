@@ -58,6 +58,47 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void rowCacheAnswersRepeatedLookupsAndNeverAnOverwrittenValue() {
+        store.put(b("k"), b("v1"));
+        store.put(b("other"), b("o"));
+        reopen(); // recovery writes the log to an SST file: the row cache only holds what files answer
+        assertArrayEquals(b("v1"), store.get(b("k")));
+        long hits = store.ticker("ROW_CACHE_HIT").orElseThrow();
+        assertArrayEquals(b("v1"), store.get(b("k")));
+        assertEquals(List.of("v1", "o"), strings(store.getAll(List.of(b("k"), b("other")))));
+        assertEquals(hits + 2, store.ticker("ROW_CACHE_HIT").orElseThrow(), "the repeated lookups were hits");
+
+        store.put(b("k"), b("v2")); // in the memtable, which is read before any file
+        assertArrayEquals(b("v2"), store.get(b("k")));
+        reopen(); // now v2 is in a newer file than the cached v1
+        assertArrayEquals(b("v2"), store.get(b("k")));
+        assertEquals(List.of("v2", "o"), strings(store.getAll(List.of(b("k"), b("other")))));
+        store.delete(b("k"));
+        assertNull(store.get(b("k")));
+        reopen();
+        assertNull(store.get(b("k")));
+        assertArrayEquals(b("o"), store.get(b("other")));
+    }
+
+    @Test
+    void withoutARowCacheLookupsStillWork() {
+        store.close();
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("norow"), 8 << 20, 0, false, true));
+        store.put(b("k"), b("v"));
+        assertArrayEquals(b("v"), store.get(b("k")));
+        assertEquals(0, store.ticker("ROW_CACHE_HIT").orElseThrow());
+    }
+
+    private void reopen() {
+        store.close();
+        store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db")));
+    }
+
+    private static List<String> strings(List<byte[]> values) {
+        return values.stream().map(v -> v == null ? null : new String(v, UTF_8)).toList();
+    }
+
+    @Test
     void getAllReturnsValuesInKeyOrderWithNullForAbsentKeys() {
         store.put(b("x"), b("1"));
         store.put(b("z"), new byte[0]);

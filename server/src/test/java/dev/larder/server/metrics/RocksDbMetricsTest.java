@@ -47,6 +47,8 @@ class RocksDbMetricsTest {
         assertTrue(counter(registry, "larder.rocksdb.write.stall") >= 0);
         assertTrue(counter(registry, "larder.rocksdb.block.cache.hits") >= 0);
         assertTrue(counter(registry, "larder.rocksdb.block.cache.misses") >= 0);
+        assertTrue(counter(registry, "larder.rocksdb.row.cache.hits") >= 0);
+        assertTrue(counter(registry, "larder.rocksdb.row.cache.misses") >= 0);
 
         store.close();
         assertTrue(Double.isNaN(gauge(registry, "larder.rocksdb.keys.estimate")));
