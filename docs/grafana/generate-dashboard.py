@@ -33,6 +33,8 @@ panels_spec = [
    ('sum(%s) / sum(%s)' % (rate('larder_service_time_seconds_sum'), rate('larder_service_time_seconds_count')), 'service time mean')]),
  ("Storage call p99 by operation", "s", [
    (q('0.99','larder_storage_calls_seconds_bucket',by='le, operation',extra='result="success"'), '{{operation}}')]),
+ ("Requests per worker run (mean; runs of up to 16 share one MultiGet or WriteBatch)", "short", [
+   ('sum by (instance) (%s) / sum by (instance) (%s)' % (rate('larder_worker_run_size_requests_sum'), rate('larder_worker_run_size_requests_count')), 'mean run ({{instance}})')]),
  ("Storage failures per second", "ops", [
    ('sum by (operation) (%s)' % rate('larder_storage_calls_seconds_count','result="failure"'), '{{operation}}')]),
  ("row","Overload"),
@@ -65,6 +67,8 @@ panels_spec = [
    (s('larder_rocksdb_keys_estimate'), 'keys ({{instance}})')]),
  ("RocksDB block cache hit ratio", "percentunit", [
    ('%s / (%s + %s)' % (rate('larder_rocksdb_block_cache_hits_total'), rate('larder_rocksdb_block_cache_hits_total'), rate('larder_rocksdb_block_cache_misses_total')), 'hit ratio ({{instance}})')]),
+ ("RocksDB row cache hit ratio (--row-cache)", "percentunit", [
+   ('%s / (%s + %s)' % (rate('larder_rocksdb_row_cache_hits_total'), rate('larder_rocksdb_row_cache_hits_total'), rate('larder_rocksdb_row_cache_misses_total')), 'hit ratio ({{instance}})')]),
  ("RocksDB bytes read / written", "Bps", [
    (rate('larder_rocksdb_read_bytes_total'), 'read ({{instance}})'),
    (rate('larder_rocksdb_written_bytes_total'), 'written ({{instance}})')]),
