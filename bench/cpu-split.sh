@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Where a request's CPU goes: user vs kernel time per request (from /proc/<pid>/stat, all threads) for nginx's
+# `return 200`, Larder's /v0/status (HTTP only: answered on the event loop, no storage, no hand-off), GET and PUT.
+# Server on core 1, wrk on core 0, 64 connections; nginx measured before and after. The kernel part (TCP over
+# loopback, syscalls) is what every server pays; the user part is what Larder can still change.
+#
+#   bench/cpu-split.sh                  # default flags
+#   bench/cpu-split.sh "--workers 0"    # any serve flags
+#
+# Needs nginx-light, wrk and the jar (./mvnw -q -DskipTests package).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JAR=${JAR:-cli/target/larder.jar}
+SHARED=${SHARED:-../shared/bench}
+DURATION=${DURATION:-10s}
+PORT=18080
+if ! curl -s -o /dev/null http://127.0.0.1:18090/; then
+  taskset -c 1 nginx -c "$(realpath "$SHARED/nginx-ceiling.conf")" &
+  sleep 1
+  STARTED_NGINX=1
+fi
+nginx_worker=$(pgrep -P "$(cat /tmp/nginx-ceiling.pid)" | head -1)
+data=$(mktemp -d /tmp/larder-split.XXXXXX)
+# shellcheck disable=SC2086
+taskset -c 1 java -jar "$JAR" serve --port $PORT --admin-port 0 --data-dir "$data" ${1:-} > "$data.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -rf "$data" "$data.log"' EXIT
+for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$PORT/v0/status && break; sleep 0.1; done
+
+times() { awk '{print $14, $15}' "/proc/$1/stat"; }
+run() { # label pid wrk-args...
+  local label=$1 p=$2 u0 s0 u1 s1 out
+  shift 2
+  read -r u0 s0 < <(times "$p")
+  out=$(taskset -c 0 wrk -t1 -c64 -d"$DURATION" "$@")
+  read -r u1 s1 < <(times "$p")
+  echo "$out" | awk -v l="$label" -v u=$((u1 - u0)) -v s=$((s1 - s0)) '
+    /requests in/ {n = $1} /Requests\/sec/ {r = $2}
+    END {printf "%-7s %8.0f req/s  user %5.2f  kernel %5.2f  total %5.2f us/req\n", l, r, u * 1e4 / n, s * 1e4 / n, (u + s) * 1e4 / n}'
+}
+# As bench/ceiling.sh: a PUT warm-up writes the ids GET reads; then each load warms up before it is measured (JIT).
+taskset -c 0 wrk -t1 -c64 -d30s -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 0 > /dev/null
+taskset -c 0 wrk -t1 -c64 -d15s http://127.0.0.1:$PORT/v0/status > /dev/null
+taskset -c 0 wrk -t1 -c64 -d15s -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000 > /dev/null
+run nginx "$nginx_worker" http://127.0.0.1:18090/
+run status $pid http://127.0.0.1:$PORT/v0/status
+run get $pid -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000
+run put $pid -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 10000000
+run nginx "$nginx_worker" http://127.0.0.1:18090/
+kill -TERM $pid; wait $pid || true
+if [ -n "${STARTED_NGINX:-}" ]; then kill "$(cat /tmp/nginx-ceiling.pid)"; fi
