@@ -44,11 +44,6 @@ final class Answer {
         return status;
     }
 
-    /** The body (not a copy: do not change it). */
-    byte[] body() {
-        return body;
-    }
-
     /** The same status line and headers with another body. */
     Answer withBody(byte[] newBody) {
         return new Answer(status, head, newBody);
@@ -67,11 +62,6 @@ final class Answer {
         }
         out.write(buf, out.voidPromise());
         return out.writeAndFlush(Unpooled.wrappedBuffer(body));
-    }
-
-    /** The whole answer as one buffer; for tests and for callers without a context. */
-    ByteBuf encode(ByteBufAllocator alloc, boolean close) {
-        return encodeHead(alloc, close, body.length).writeBytes(body);
     }
 
     private ByteBuf encodeHead(ByteBufAllocator alloc, boolean close, int room) {
