@@ -48,15 +48,10 @@ final class EntityCall extends WorkerTask {
      * RocksDB's batched MultiGet instead of one lookup each. Skips and refuses calls as {@link #executeWrites} does.
      */
     static void executeReads(List<EntityCall> calls) {
-        if (calls.size() == 1) {
-            calls.get(0).run();
-            return;
-        }
-        long started = System.nanoTime();
-        List<EntityCall> claimed = claimLive(calls, started);
-        if (claimed.isEmpty()) {
-            return;
-        }
+        executeTogether(calls, EntityCall::readAll);
+    }
+
+    private static void readAll(List<EntityCall> claimed, long started) {
         List<byte[]> keys = new ArrayList<>(claimed.size());
         for (EntityCall call : claimed) {
             keys.add(call.key);
@@ -77,8 +72,7 @@ final class EntityCall extends WorkerTask {
             if (failure != null) {
                 response = call.failure(failure);
             } else {
-                byte[] stored = values.get(i);
-                response = stored == null ? HttpResponses.NOT_FOUND : HttpResponses.value(stored);
+                response = HttpResponses.valueOrNotFound(values.get(i));
             }
             call.connection.respond(response, started);
         }
@@ -95,8 +89,7 @@ final class EntityCall extends WorkerTask {
         try {
             response = switch (operation) {
                 case GET -> {
-                    byte[] stored = server.store.get(key);
-                    yield stored == null ? HttpResponses.NOT_FOUND : HttpResponses.value(stored);
+                    yield HttpResponses.valueOrNotFound(server.store.get(key));
                 }
                 case PUT -> {
                     server.store.put(key, value);
@@ -125,15 +118,10 @@ final class EntityCall extends WorkerTask {
      * refused as they would be alone.
      */
     static void executeWrites(List<EntityCall> calls) {
-        if (calls.size() == 1) {
-            calls.get(0).run();
-            return;
-        }
-        long started = System.nanoTime();
-        List<EntityCall> claimed = claimLive(calls, started);
-        if (claimed.isEmpty()) {
-            return;
-        }
+        executeTogether(calls, EntityCall::writeAll);
+    }
+
+    private static void writeAll(List<EntityCall> claimed, long started) {
         Batch batch = new Batch();
         for (EntityCall call : claimed) {
             if (call.operation == Operation.PUT) {
@@ -156,18 +144,31 @@ final class EntityCall extends WorkerTask {
         }
     }
 
+    /** A storage call made once for a whole run of claimed calls, which all started at {@code started}. */
+    private interface RunCall {
+        void execute(List<EntityCall> claimed, long started);
+    }
+
     /**
-     * The calls this run may execute: those not already claimed elsewhere (discard-oldest, shutdown) and not
-     * refused for waiting past {@code --max-queue-delay} (which answers them 503).
+     * A lone call runs as itself. Otherwise {@code together} gets the calls this run may execute: those not already
+     * claimed elsewhere (discard-oldest, shutdown) and not refused for waiting past {@code --max-queue-delay} (which
+     * answers them 503); it is not called when none is left.
      */
-    private static List<EntityCall> claimLive(List<EntityCall> calls, long started) {
+    private static void executeTogether(List<EntityCall> calls, RunCall together) {
+        if (calls.size() == 1) {
+            calls.get(0).run();
+            return;
+        }
+        long started = System.nanoTime();
         List<EntityCall> live = new ArrayList<>(calls.size());
         for (EntityCall call : calls) {
             if (call.claim() && !call.expired(started)) {
                 live.add(call);
             }
         }
-        return live;
+        if (!live.isEmpty()) {
+            together.execute(live, started);
+        }
     }
 
     /** Records the queue wait; answers 503 and returns {@code true} when it exceeded {@code --max-queue-delay}. */

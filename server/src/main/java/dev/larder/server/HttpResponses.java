@@ -27,6 +27,11 @@ final class HttpResponses {
         return VALUE.withBody(value);
     }
 
+    /** A lookup's answer: 200 with the stored bytes, or 404 when there are none ({@code null}). */
+    static Answer valueOrNotFound(byte[] stored) {
+        return stored == null ? NOT_FOUND : value(stored);
+    }
+
     /** A one-line plain-text answer: the reason a client (or a person with curl) can read. */
     static Answer text(HttpResponseStatus status, String line) {
         return Answer.of(status, TEXT).body(line(line));

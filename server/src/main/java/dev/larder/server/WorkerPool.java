@@ -58,8 +58,7 @@ final class WorkerPool implements Offload {
      */
     private void submitQuietly(Worker worker, WorkerTask task) {
         if (draining || worker.isShuttingDown()) {
-            observer.rejected(mode, RejectReason.SHUTTING_DOWN);
-            task.reject(RejectReason.SHUTTING_DOWN);
+            refuseShuttingDown(task);
             return;
         }
         if (!worker.offerQuietly(task)) {
@@ -69,17 +68,20 @@ final class WorkerPool implements Offload {
 
     private void submitNow(Worker worker, WorkerTask task) {
         if (draining) {
-            observer.rejected(mode, RejectReason.SHUTTING_DOWN);
-            task.reject(RejectReason.SHUTTING_DOWN);
+            refuseShuttingDown(task);
             return;
         }
         try {
             worker.execute(task);
         } catch (RejectedExecutionException e) {
             // Only a terminated worker throws here; a full queue goes through RejectionPolicy.
-            observer.rejected(mode, RejectReason.SHUTTING_DOWN);
-            task.reject(RejectReason.SHUTTING_DOWN);
+            refuseShuttingDown(task);
         }
+    }
+
+    private void refuseShuttingDown(WorkerTask task) {
+        observer.rejected(mode, RejectReason.SHUTTING_DOWN);
+        task.reject(RejectReason.SHUTTING_DOWN);
     }
 
     @Override
@@ -101,8 +103,7 @@ final class WorkerPool implements Offload {
         for (Worker worker : workers) {
             for (Runnable left = worker.pollOldest(); left != null; left = worker.pollOldest()) {
                 if (left instanceof WorkerTask task) {
-                    observer.rejected(mode, RejectReason.SHUTTING_DOWN);
-                    task.reject(RejectReason.SHUTTING_DOWN);
+                    refuseShuttingDown(task);
                 }
             }
         }
