@@ -11,6 +11,7 @@
 # Needs: nginx-light, wrk (apt-get install -y nginx-light wrk), the jar (./mvnw -q -DskipTests package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 JAR=${JAR:-cli/target/larder.jar}
 SHARED=${SHARED:-../shared/bench}
 DURATION=${DURATION:-15s}
@@ -18,44 +19,34 @@ WARMUP=${WARMUP:-10s}
 PORT=18080
 if [ "$#" -eq 0 ]; then set -- "" "--workers 0"; fi
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # Runs wrk with the given arguments while counting the CPU ticks of process $1; prints "requests ticks rps".
 measure() {
   local pid=$1; shift
   local t0 out t1
-  t0=$(ticks "$pid")
-  out=$(taskset -c 0 wrk "$@")
-  t1=$(ticks "$pid")
-  echo "$(echo "$out" | awk '/requests in/ {print $1}') $((t1 - t0)) $(echo "$out" | awk '/Requests\/sec/ {print $2}')"
+  t0=$(cpu_ticks "$pid")
+  out=$(client_wrk "$@")
+  t1=$(cpu_ticks "$pid")
+  echo "$(echo "$out" | wrk_requests) $((t1 - t0)) $(echo "$out" | wrk_rps)"
 }
 
-if ! curl -s -o /dev/null http://127.0.0.1:18090/; then
-  taskset -c 1 nginx -c "$(realpath "$SHARED/nginx-ceiling.conf")" &
-  sleep 1
-  STARTED_NGINX=1
-fi
-nginx_worker=$(pgrep -P "$(cat /tmp/nginx-ceiling.pid)" | head -1)
+nginx_ceiling_start "$SHARED/nginx-ceiling.conf"
 
 printf '%-34s %9s %9s %9s %9s | %9s %9s %9s %9s\n' config put_rps /nginx cpu/req cpu-ratio get_rps /nginx \
   cpu/req cpu-ratio
 for flags in "$@"; do
   data=$(mktemp -d /tmp/larder-ceiling.XXXXXX)
   # shellcheck disable=SC2086
-  taskset -c 1 java -jar "$JAR" serve --port $PORT --data-dir "$data" $flags > "$data.log" 2>&1 &
-  pid=$!
-  up=""
-  for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$PORT/v0/status && up=1 && break; sleep 0.1; done
-  if [ -z "$up" ]; then echo "larder did not start:"; cat "$data.log"; exit 1; fi
+  larder_start pid "$JAR" $PORT "$data.log" --data-dir "$data" $flags
   # Warm-up (JIT) writes the first ids; the measured PUT pass continues after them.
-  taskset -c 0 wrk -t1 -c64 -d"$WARMUP" -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 0 > /dev/null
-  read -r nreq1 ntick1 nrps1 < <(measure "$nginx_worker" -t1 -c64 -d"$DURATION" http://127.0.0.1:18090/)
-  read -r preq ptick prps < <(measure "$pid" -t1 -c64 -d"$DURATION" -s "$SHARED/put.lua" \
+  client_wrk -c64 -d"$WARMUP" -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 0 > /dev/null
+  read -r nreq1 ntick1 nrps1 < <(measure "$NGINX_WORKER" -c64 -d"$DURATION" http://127.0.0.1:18090/)
+  read -r preq ptick prps < <(measure "$pid" -c64 -d"$DURATION" -s "$SHARED/put.lua" \
     http://127.0.0.1:$PORT -- 10000000)
-  taskset -c 0 wrk -t1 -c64 -d"$WARMUP" -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000 > /dev/null
-  read -r nreq2 ntick2 nrps2 < <(measure "$nginx_worker" -t1 -c64 -d"$DURATION" http://127.0.0.1:18090/)
-  read -r greq gtick grps < <(measure "$pid" -t1 -c64 -d"$DURATION" -s "$SHARED/get.lua" \
+  client_wrk -c64 -d"$WARMUP" -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000 > /dev/null
+  read -r nreq2 ntick2 nrps2 < <(measure "$NGINX_WORKER" -c64 -d"$DURATION" http://127.0.0.1:18090/)
+  read -r greq gtick grps < <(measure "$pid" -c64 -d"$DURATION" -s "$SHARED/get.lua" \
     http://127.0.0.1:$PORT -- 100000)
-  kill -TERM $pid; wait $pid || true
+  larder_stop $pid
   rm -rf "$data" "$data.log"
   awk -v c="${flags:-default}" -v pr="$preq" -v pt="$ptick" -v pp="$prps" -v n1r="$nreq1" -v n1t="$ntick1" \
       -v n1p="$nrps1" -v gr="$greq" -v gt="$gtick" -v gp="$grps" -v n2r="$nreq2" -v n2t="$ntick2" -v n2p="$nrps2" \
@@ -67,4 +58,4 @@ for flags in "$@"; do
            n2p, "", n2c
        }'
 done
-if [ -n "${STARTED_NGINX:-}" ]; then kill "$(cat /tmp/nginx-ceiling.pid)"; fi
+nginx_ceiling_stop

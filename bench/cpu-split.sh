@@ -10,42 +10,36 @@
 # Needs nginx-light, wrk and the jar (./mvnw -q -DskipTests package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 JAR=${JAR:-cli/target/larder.jar}
 SHARED=${SHARED:-../shared/bench}
 DURATION=${DURATION:-10s}
 PORT=18080
-if ! curl -s -o /dev/null http://127.0.0.1:18090/; then
-  taskset -c 1 nginx -c "$(realpath "$SHARED/nginx-ceiling.conf")" &
-  sleep 1
-  STARTED_NGINX=1
-fi
-nginx_worker=$(pgrep -P "$(cat /tmp/nginx-ceiling.pid)" | head -1)
+nginx_ceiling_start "$SHARED/nginx-ceiling.conf"
 data=$(mktemp -d /tmp/larder-split.XXXXXX)
-# shellcheck disable=SC2086
-taskset -c 1 java -jar "$JAR" serve --port $PORT --admin-port 0 --data-dir "$data" ${1:-} > "$data.log" 2>&1 &
-pid=$!
+pid=""
 trap 'kill $pid 2>/dev/null || true; rm -rf "$data" "$data.log"' EXIT
-for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$PORT/v0/status && break; sleep 0.1; done
+# shellcheck disable=SC2086
+larder_start pid "$JAR" $PORT "$data.log" --admin-port 0 --data-dir "$data" ${1:-}
 
-times() { awk '{print $14, $15}' "/proc/$1/stat"; }
 run() { # label pid wrk-args...
   local label=$1 p=$2 u0 s0 u1 s1 out
   shift 2
-  read -r u0 s0 < <(times "$p")
-  out=$(taskset -c 0 wrk -t1 -c64 -d"$DURATION" "$@")
-  read -r u1 s1 < <(times "$p")
+  read -r u0 s0 < <(cpu_times "$p")
+  out=$(client_wrk -c64 -d"$DURATION" "$@")
+  read -r u1 s1 < <(cpu_times "$p")
   echo "$out" | awk -v l="$label" -v u=$((u1 - u0)) -v s=$((s1 - s0)) '
     /requests in/ {n = $1} /Requests\/sec/ {r = $2}
     END {printf "%-7s %8.0f req/s  user %5.2f  kernel %5.2f  total %5.2f us/req\n", l, r, u * 1e4 / n, s * 1e4 / n, (u + s) * 1e4 / n}'
 }
 # As bench/ceiling.sh: a PUT warm-up writes the ids GET reads; then each load warms up before it is measured (JIT).
-taskset -c 0 wrk -t1 -c64 -d30s -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 0 > /dev/null
-taskset -c 0 wrk -t1 -c64 -d15s http://127.0.0.1:$PORT/v0/status > /dev/null
-taskset -c 0 wrk -t1 -c64 -d15s -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000 > /dev/null
-run nginx "$nginx_worker" http://127.0.0.1:18090/
+client_wrk -c64 -d30s -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 0 > /dev/null
+client_wrk -c64 -d15s http://127.0.0.1:$PORT/v0/status > /dev/null
+client_wrk -c64 -d15s -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000 > /dev/null
+run nginx "$NGINX_WORKER" http://127.0.0.1:18090/
 run status $pid http://127.0.0.1:$PORT/v0/status
 run get $pid -s "$SHARED/get.lua" http://127.0.0.1:$PORT -- 100000
 run put $pid -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 10000000
-run nginx "$nginx_worker" http://127.0.0.1:18090/
-kill -TERM $pid; wait $pid || true
-if [ -n "${STARTED_NGINX:-}" ]; then kill "$(cat /tmp/nginx-ceiling.pid)"; fi
+run nginx "$NGINX_WORKER" http://127.0.0.1:18090/
+larder_stop $pid
+nginx_ceiling_stop

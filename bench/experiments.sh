@@ -8,7 +8,7 @@
 #   bench/experiments.sh [--quick] [OUT_DIR]
 #
 # --quick: 3 s warm-up, 5 s windows, 7 rates per sweep (about 25 minutes on 2 cores); without it: 10 s / 20 s / 10
-# rates (about 1.5 hours). Every sweep writes an HTML report under OUT_DIR (default bench-results/experiments-<time>);
+# rates (about 1 h 40 min). Every sweep writes an HTML report under OUT_DIR (default bench-results/experiments-<time>);
 # OUT_DIR/summary.txt collects the numbers the document quotes. Needs: the jar (./mvnw -q -DskipTests package), wrk,
 # nginx (nginx-light), taskset. Servers run on core SERVER_CPU (1), generators on CLIENT_CPU (0): on a 2-core machine
 # nothing else should be running.

@@ -5,6 +5,7 @@
 # Prints one line per run, then the median throughput of each setting and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 ROUNDS=${1:-3}
 SECONDS_PER_RUN=${2:-15}
 BENCH=${BENCH:-../shared/bench}
@@ -12,27 +13,17 @@ JAR=cli/target/larder.jar
 PORT=18480
 ADMIN=18481
 DATA=$(mktemp -d /tmp/larder-metrics-cost.XXXXXX)
+server=""
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$DATA"' EXIT
 
 start() {
-  taskset -c 1 java -jar "$JAR" serve --port $PORT --admin-port $ADMIN --data-dir "$DATA" --metrics="$1" \
-    >"$DATA/server-$1.log" 2>&1 &
-  server=$!
-  for _ in $(seq 1 200); do
-    curl -sf "http://127.0.0.1:$PORT/v0/status" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "server did not start" >&2; cat "$DATA/server-$1.log" >&2; exit 1
+  larder_start server "$JAR" $PORT "$DATA/server-$1.log" --admin-port $ADMIN --data-dir "$DATA" --metrics="$1"
 }
-stop() { kill "$server"; wait "$server" || true; }
-rps() { awk '/^Requests\/sec:/ {print $2}'; }
-requests() { awk '/requests in/ {print $1}'; }
-# Server CPU time (user + system) in clock ticks: less disturbed than throughput when the machine is shared.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+stop() { larder_stop "$server"; }
 
 start true
-taskset -c 0 wrk -t1 -c64 -d10s -s "$BENCH/put.lua" "http://127.0.0.1:$PORT" | tee "$DATA/put.txt" >&2
-keys=$(awk '/requests in/ {print $1}' "$DATA/put.txt")
+client_wrk -c64 -d10s -s "$BENCH/put.lua" "http://127.0.0.1:$PORT" | tee "$DATA/put.txt" >&2
+keys=$(wrk_requests <"$DATA/put.txt")
 [ "$keys" -gt 100000 ] && keys=100000
 stop
 echo "keys: $keys" >&2
@@ -43,19 +34,18 @@ for round in $(seq 1 "$ROUNDS"); do
   [ $((round % 2)) -eq 0 ] && order="false true"
   for metrics in $order; do
     start "$metrics"
-    taskset -c 0 wrk -t1 -c64 -d5s -s "$BENCH/get.lua" "http://127.0.0.1:$PORT" -- "$keys" >/dev/null  # warm-up
-    before=$(cpu_ticks)
-    result=$(taskset -c 0 wrk -t1 -c64 -d"${SECONDS_PER_RUN}s" -s "$BENCH/get.lua" "http://127.0.0.1:$PORT" -- "$keys")
-    after=$(cpu_ticks)
+    client_wrk -c64 -d5s -s "$BENCH/get.lua" "http://127.0.0.1:$PORT" -- "$keys" >/dev/null  # warm-up
+    before=$(cpu_ticks "$server")
+    result=$(client_wrk -c64 -d"${SECONDS_PER_RUN}s" -s "$BENCH/get.lua" "http://127.0.0.1:$PORT" -- "$keys")
+    after=$(cpu_ticks "$server")
     echo "$result" >&2
-    n=$(echo "$result" | requests)
+    n=$(echo "$result" | wrk_requests)
     cpu_us=$(awk -v t=$((after - before)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", t * 1e6 / hz / n}')
-    echo "round=$round metrics=$metrics rps=$(echo "$result" | rps) server_cpu_us_per_request=$cpu_us" \
+    echo "round=$round metrics=$metrics rps=$(echo "$result" | wrk_rps) server_cpu_us_per_request=$cpu_us" \
       | tee -a "$DATA/runs.txt"
     stop
   done
 done
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 for metrics in true false; do
   rps_m=$(grep "metrics=$metrics " "$DATA/runs.txt" | sed 's/.*rps=\([0-9.]*\).*/\1/' | median)
   cpu_m=$(grep "metrics=$metrics " "$DATA/runs.txt" | sed 's/.*request=\([0-9.]*\).*/\1/' | median)

@@ -17,6 +17,7 @@
 # Needs wrk and a built cli/target/larder.jar (./mvnw -q -DskipTests package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 FLAGS_A=${1:-}
 FLAGS_B=${2:-}
 JAR_A=${JAR_A:-cli/target/larder.jar}
@@ -29,28 +30,18 @@ DATA=$(mktemp -d /tmp/larder-paired.XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$DATA"' EXIT
 
-start() { # name jar port flags
-  # shellcheck disable=SC2086
-  taskset -c 1 java -jar "$2" serve --port "$3" --admin-port 0 --data-dir "$DATA/$1" $4 >"$DATA/$1.log" 2>&1 &
-  pids+=($!)
-  eval "pid_$1=$!"
-  for _ in $(seq 1 300); do
-    curl -sf "http://127.0.0.1:$3/v0/status" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "server $1 did not start" >&2; cat "$DATA/$1.log" >&2; exit 1
-}
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-field() { awk -v f="$2" '$0 ~ f {print $(f == "requests in" ? 1 : 2)}' "$1"; }
-
-start a "$JAR_A" 18380 "$FLAGS_A"
-start b "$JAR_B" 18382 "$FLAGS_B"
+# shellcheck disable=SC2086
+larder_start pid_a "$JAR_A" 18380 "$DATA/a.log" --admin-port 0 --data-dir "$DATA/a" $FLAGS_A
+pids+=("$pid_a")
+# shellcheck disable=SC2086
+larder_start pid_b "$JAR_B" 18382 "$DATA/b.log" --admin-port 0 --data-dir "$DATA/b" $FLAGS_B
+pids+=("$pid_b")
 echo "A: ${JAR_A} ${FLAGS_A:-(defaults)}"
 echo "B: ${JAR_B} ${FLAGS_B:-(defaults)}"
 if [ "$PRELOAD_SECONDS" -gt 0 ]; then
-  taskset -c 0 wrk -t1 -c64 -d"${PRELOAD_SECONDS}s" -s "$BENCH/put.lua" "http://127.0.0.1:18380" -- 0 >/dev/null &
+  client_wrk -c64 -d"${PRELOAD_SECONDS}s" -s "$BENCH/put.lua" "http://127.0.0.1:18380" -- 0 >/dev/null &
   wa=$!
-  taskset -c 0 wrk -t1 -c64 -d"${PRELOAD_SECONDS}s" -s "$BENCH/put.lua" "http://127.0.0.1:18382" -- 0 >/dev/null &
+  client_wrk -c64 -d"${PRELOAD_SECONDS}s" -s "$BENCH/put.lua" "http://127.0.0.1:18382" -- 0 >/dev/null &
   wb=$!
   wait "$wa" "$wb"
 fi
@@ -58,15 +49,15 @@ put_offset=10000000
 for round in $(seq 0 "$ROUNDS"); do
   for load in put get; do
     if [ "$load" = put ]; then script=$BENCH/put.lua; arg=$put_offset; else script=$BENCH/get.lua; arg=100000; fi
-    ta=$(ticks "$pid_a"); tb=$(ticks "$pid_b")
-    taskset -c 0 wrk -t1 -c64 -d"${SECONDS_PER_RUN}s" -s "$script" "http://127.0.0.1:18380" -- "$arg" >"$DATA/a.txt" &
+    ta=$(cpu_ticks "$pid_a"); tb=$(cpu_ticks "$pid_b")
+    client_wrk -c64 -d"${SECONDS_PER_RUN}s" -s "$script" "http://127.0.0.1:18380" -- "$arg" >"$DATA/a.txt" &
     wa=$!
-    taskset -c 0 wrk -t1 -c64 -d"${SECONDS_PER_RUN}s" -s "$script" "http://127.0.0.1:18382" -- "$arg" >"$DATA/b.txt" &
+    client_wrk -c64 -d"${SECONDS_PER_RUN}s" -s "$script" "http://127.0.0.1:18382" -- "$arg" >"$DATA/b.txt" &
     wb=$!
     wait "$wa" "$wb"
-    ta=$(( $(ticks "$pid_a") - ta )); tb=$(( $(ticks "$pid_b") - tb ))
-    ra=$(field "$DATA/a.txt" "Requests/sec"); rb=$(field "$DATA/b.txt" "Requests/sec")
-    na=$(field "$DATA/a.txt" "requests in"); nb=$(field "$DATA/b.txt" "requests in")
+    ta=$(( $(cpu_ticks "$pid_a") - ta )); tb=$(( $(cpu_ticks "$pid_b") - tb ))
+    ra=$(wrk_rps <"$DATA/a.txt"); rb=$(wrk_rps <"$DATA/b.txt")
+    na=$(wrk_requests <"$DATA/a.txt"); nb=$(wrk_requests <"$DATA/b.txt")
     line=$(awk -v ra="$ra" -v rb="$rb" -v ta="$ta" -v tb="$tb" -v na="$na" -v nb="$nb" 'BEGIN {
       ca = ta * 1e4 / na; cb = tb * 1e4 / nb
       printf "A %8.0f req/s %5.1fus/req | B %8.0f req/s %5.1fus/req | B/A req/s %.3f, cpu/req %.3f", ra, ca, rb, cb, rb / ra, cb / ca }')

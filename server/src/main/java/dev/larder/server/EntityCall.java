@@ -88,9 +88,7 @@ final class EntityCall extends WorkerTask {
         boolean success = false;
         try {
             response = switch (operation) {
-                case GET -> {
-                    yield HttpResponses.valueOrNotFound(server.store.get(key));
-                }
+                case GET -> HttpResponses.valueOrNotFound(server.store.get(key));
                 case PUT -> {
                     server.store.put(key, value);
                     yield success();
@@ -101,8 +99,6 @@ final class EntityCall extends WorkerTask {
                 }
             };
             success = true;
-        } catch (StoreException e) {
-            response = failure(e);
         } catch (RuntimeException e) {
             response = failure(e);
         }

@@ -1,0 +1,58 @@
+# Helpers shared by the bench/*.sh scripts; source it, do not run it.
+# Servers go on core SERVER_CPU (1) and wrk on CLIENT_CPU (0): on a 2-core machine the two must not share a core.
+SERVER_CPU=${SERVER_CPU:-1}
+CLIENT_CPU=${CLIENT_CPU:-0}
+
+# larder_start VAR JAR PORT LOG [serve flags...]
+# Starts `larder serve` pinned to SERVER_CPU, stores its pid in VAR and returns once /v0/status answers. A server
+# that does not answer within 30 s (a cold JVM on a busy machine can take several) ends the script with its log.
+larder_start() {
+  local var=$1 jar=$2 port=$3 log=$4
+  shift 4
+  taskset -c "$SERVER_CPU" java -jar "$jar" serve --port "$port" "$@" >"$log" 2>&1 &
+  printf -v "$var" '%s' "$!"
+  for _ in $(seq 300); do
+    curl -sf "http://127.0.0.1:$port/v0/status" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "larder on port $port did not start:" >&2
+  cat "$log" >&2
+  kill "${!var}" 2>/dev/null || true
+  exit 1
+}
+
+# larder_stop PID: SIGTERM, then wait for the orderly shutdown (store synced and closed).
+larder_stop() {
+  kill -TERM "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+# The nginx of ../shared/bench/nginx-ceiling.conf on port 18090, pinned to SERVER_CPU; started unless one already
+# answers there (then it is left running at the end). Sets NGINX_WORKER to the pid of its one worker process.
+nginx_ceiling_start() {
+  if ! curl -s -o /dev/null http://127.0.0.1:18090/; then
+    taskset -c "$SERVER_CPU" nginx -c "$(realpath "$1")" &
+    sleep 1
+    NGINX_STARTED=1
+  fi
+  NGINX_WORKER=$(pgrep -P "$(cat /tmp/nginx-ceiling.pid)" | head -1)
+}
+nginx_ceiling_stop() {
+  if [ -n "${NGINX_STARTED:-}" ]; then kill "$(cat /tmp/nginx-ceiling.pid)"; fi
+}
+
+# client_wrk ARGS...: Debian's wrk pinned to CLIENT_CPU, one thread.
+client_wrk() { taskset -c "$CLIENT_CPU" wrk -t1 "$@"; }
+
+# CPU time of a process and all its threads since it started, in clock ticks (user+kernel, or "user kernel").
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu_times() { awk '{print $14, $15}' "/proc/$1/stat"; }
+
+# From wrk's output on stdin: the completed requests, and the req/s.
+wrk_requests() { awk '/requests in/ {print $1}'; }
+wrk_rps() { awk '/^Requests\/sec:/ {print $2}'; }
+
+# The median of the numbers on stdin, one per line.
+median() {
+  sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
