@@ -20,14 +20,7 @@ PORT=18080
 if [ "$#" -eq 0 ]; then set -- "" "--workers 0"; fi
 
 # Runs wrk with the given arguments while counting the CPU ticks of process $1; prints "requests ticks rps".
-measure() {
-  local pid=$1; shift
-  local t0 out t1
-  t0=$(cpu_ticks "$pid")
-  out=$(client_wrk "$@")
-  t1=$(cpu_ticks "$pid")
-  echo "$(echo "$out" | wrk_requests) $((t1 - t0)) $(echo "$out" | wrk_rps)"
-}
+measure() { wrk_cpu "$@" | awk '{print $1, $3 + $4, $2}'; }
 
 nginx_ceiling_start "$SHARED/nginx-ceiling.conf"
 

@@ -23,14 +23,10 @@ trap 'kill $pid 2>/dev/null || true; rm -rf "$data" "$data.log"' EXIT
 larder_start pid "$JAR" $PORT "$data.log" --admin-port 0 --data-dir "$data" ${1:-}
 
 run() { # label pid wrk-args...
-  local label=$1 p=$2 u0 s0 u1 s1 out
+  local label=$1 p=$2
   shift 2
-  read -r u0 s0 < <(cpu_times "$p")
-  out=$(client_wrk -c64 -d"$DURATION" "$@")
-  read -r u1 s1 < <(cpu_times "$p")
-  echo "$out" | awk -v l="$label" -v u=$((u1 - u0)) -v s=$((s1 - s0)) '
-    /requests in/ {n = $1} /Requests\/sec/ {r = $2}
-    END {printf "%-7s %8.0f req/s  user %5.2f  kernel %5.2f  total %5.2f us/req\n", l, r, u * 1e4 / n, s * 1e4 / n, (u + s) * 1e4 / n}'
+  wrk_cpu "$p" -c64 -d"$DURATION" "$@" | awk -v l="$label" '{n = $1; r = $2; u = $3; s = $4
+    printf "%-7s %8.0f req/s  user %5.2f  kernel %5.2f  total %5.2f us/req\n", l, r, u * 1e4 / n, s * 1e4 / n, (u + s) * 1e4 / n}'
 }
 # As bench/ceiling.sh: a PUT warm-up writes the ids GET reads; then each load warms up before it is measured (JIT).
 client_wrk -c64 -d30s -s "$SHARED/put.lua" http://127.0.0.1:$PORT -- 0 > /dev/null

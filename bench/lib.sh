@@ -52,6 +52,17 @@ cpu_times() { awk '{print $14, $15}' "/proc/$1/stat"; }
 wrk_requests() { awk '/requests in/ {print $1}'; }
 wrk_rps() { awk '/^Requests\/sec:/ {print $2}'; }
 
+# wrk_cpu PID ARGS...: client_wrk ARGS while counting process PID's CPU ticks; prints
+# "requests req/s user-ticks kernel-ticks".
+wrk_cpu() {
+  local pid=$1 u0 s0 u1 s1 out
+  shift
+  read -r u0 s0 < <(cpu_times "$pid")
+  out=$(client_wrk "$@")
+  read -r u1 s1 < <(cpu_times "$pid")
+  echo "$(echo "$out" | wrk_requests) $(echo "$out" | wrk_rps) $((u1 - u0)) $((s1 - s0))"
+}
+
 # The median of the numbers on stdin, one per line.
 median() {
   sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'

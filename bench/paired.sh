@@ -66,9 +66,8 @@ for round in $(seq 0 "$ROUNDS"); do
   put_offset=$((put_offset + 10000000))
 done
 for load in put get; do
-  grep " $load: " "$DATA/runs.txt" | sed 's/.*B\/A req\/s \([0-9.]*\), cpu\/req \([0-9.]*\)/\1 \2/' | awk -v l="$load" '
-    {r[NR] = $1; c[NR] = $2}
-    function median(v, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-      return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-    END { printf "%s: median B/A req/s %.3f, cpu per request %.3f (%d rounds)\n", l, median(r, NR), median(c, NR), NR }'
+  grep " $load: " "$DATA/runs.txt" | sed 's/.*B\/A req\/s \([0-9.]*\), cpu\/req \([0-9.]*\)/\1 \2/' >"$DATA/$load.ratios"
+  printf "%s: median B/A req/s %.3f, cpu per request %.3f (%d rounds)\n" "$load" \
+    "$(cut -d' ' -f1 "$DATA/$load.ratios" | median)" "$(cut -d' ' -f2 "$DATA/$load.ratios" | median)" \
+    "$(wc -l <"$DATA/$load.ratios")"
 done
