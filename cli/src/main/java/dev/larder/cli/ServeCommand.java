@@ -122,6 +122,13 @@ public final class ServeCommand implements Callable<Integer> {
                     + "lookup; 0 turns it off (default: ${DEFAULT-VALUE}).")
     long rowCache;
 
+    @Option(names = "--write-buffer", defaultValue = "${env:LARDER_WRITE_BUFFER:-64MiB}",
+            converter = SizeConverter.class,
+            description = "RocksDB memtable size: when one fills it is flushed to a file and a new write-ahead log "
+                    + "begins, so it bounds memtable memory and sets how often flushes and compactions run "
+                    + "(default: ${DEFAULT-VALUE}; at least 64KiB).")
+    long writeBuffer;
+
     @Option(names = "--sync", defaultValue = "${env:LARDER_SYNC:-false}", fallbackValue = "true", arity = "0..1",
             description = "fsync the write-ahead log before acknowledging a write (survives machine crashes; "
                     + "default: off = survives process crashes).")
@@ -174,7 +181,11 @@ public final class ServeCommand implements Callable<Integer> {
         }
         ServerOptions serverOptions = serverOptions();
         checkAdminPort();
-        StoreOptions storeOptions = new StoreOptions(dataDir, blockCache, rowCache, sync, true);
+        if (writeBuffer < StoreOptions.MIN_WRITE_BUFFER_BYTES) {
+            throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
+                    + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
+        }
+        StoreOptions storeOptions = new StoreOptions(dataDir, blockCache, rowCache, sync, true, writeBuffer);
         RocksDbStore store;
         try {
             store = RocksDbStore.open(storeOptions);
@@ -182,6 +193,7 @@ public final class ServeCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("larder: cannot open store: " + e.getMessage());
             return 1;
         }
+        store.walRecoveryWarning().ifPresent(warning -> log.warn("recovery: {}", warning));
         CoarseClock clock = metrics ? new CoarseClock(METRICS_CLOCK_RESOLUTION) : null;
         PrometheusMeterRegistry registry = metrics
                 ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;

@@ -40,7 +40,7 @@ class ServeCommandTest {
         assertEquals(0, help.status());
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
-                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--sync",
+                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--write-buffer", "--sync",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
         }
@@ -94,6 +94,9 @@ class ServeCommandTest {
         Run tooSmall = execute("serve", "--queue-size", "8");
         assertEquals(2, tooSmall.status());
         assertTrue(tooSmall.err().contains("queue-size: 8 (expected: >= 16)"), tooSmall.err());
+        Run tinyBuffer = execute("serve", "--write-buffer", "4KiB");
+        assertEquals(2, tinyBuffer.status());
+        assertTrue(tinyBuffer.err().contains("--write-buffer: 4096 (expected: >= 65536)"), tinyBuffer.err());
     }
 
     @Test

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,6 +23,7 @@ import org.rocksdb.Statistics;
 import org.rocksdb.StatsLevel;
 import org.rocksdb.Status;
 import org.rocksdb.TickerType;
+import org.rocksdb.WALRecoveryMode;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -50,6 +52,7 @@ public final class RocksDbStore implements Store, StoreStats {
     private final ReadOptions pointReadOptions;
     private final ReadOptions scanReadOptions;
     private final RocksDB db;
+    private final String walRecoveryWarning;
     private volatile boolean closed;
 
     private RocksDbStore(StoreOptions storeOptions) throws RocksDBException {
@@ -84,6 +87,7 @@ public final class RocksDbStore implements Store, StoreStats {
                 // A small bloom filter over each memtable answers most misses without a binary search.
                 .setMemtablePrefixBloomSizeRatio(0.02)
                 .setMemtableWholeKeyFiltering(true)
+                .setWriteBufferSize(storeOptions.writeBufferBytes())
                 .setBytesPerSync(1 << 20)
                 .setKeepLogFileNum(5);
         if (rowCache != null) {
@@ -99,8 +103,20 @@ public final class RocksDbStore implements Store, StoreStats {
         pointReadOptions = new ReadOptions();
         // A range scan would evict the hot point-lookup working set from the cache; it reads around it instead.
         scanReadOptions = new ReadOptions().setFillCache(false);
+        String path = storeOptions.dataDir().toString();
         try {
-            db = RocksDB.open(options, storeOptions.dataDir().toString());
+            if (!storeOptions.syncWrites()) {
+                // Without --sync a power cut may cut the log anywhere after its last sync (a memtable flush):
+                // replay up to the first damaged record and stop there, which is the latest consistent state
+                // that survived. What that loses is the documented price of not syncing (docs/reliability.md).
+                options.setWalRecoveryMode(WALRecoveryMode.PointInTimeRecovery);
+                db = RocksDB.open(options, path);
+                walRecoveryWarning = null;
+            } else {
+                Opened opened = openSynced(options, path);
+                db = opened.db();
+                walRecoveryWarning = opened.walRecoveryWarning();
+            }
         } catch (RocksDBException e) {
             releaseOptions();
             throw e;
@@ -108,7 +124,46 @@ public final class RocksDbStore implements Store, StoreStats {
     }
 
     /**
-     * Opens (creating when missing) the database in {@code options.dataDir()}.
+     * With --sync every acknowledged write was fsynced whole, so the log must replay without a flaw, with one
+     * exception: a record cut off at the very end of a log was still being written when the process or the machine
+     * died, so its fsync never returned and nobody was told it was stored. Point-in-time recovery would also stop
+     * silently at a damaged record in the middle, dropping acknowledged writes behind it; that must refuse to open.
+     * So: open strictly; only when that finds a flaw, retry accepting nothing but incomplete trailing records, and
+     * say so.
+     */
+    private static Opened openSynced(Options options, String path) throws RocksDBException {
+        options.setWalRecoveryMode(WALRecoveryMode.AbsoluteConsistency);
+        try {
+            return new Opened(RocksDB.open(options, path), null);
+        } catch (RocksDBException strict) {
+            Status status = strict.getStatus();
+            if (status == null || status.getCode() != Status.Code.Corruption) {
+                throw strict;
+            }
+            options.setWalRecoveryMode(WALRecoveryMode.TolerateCorruptedTailRecords);
+            RocksDB db;
+            try {
+                db = RocksDB.open(options, path);
+            } catch (RocksDBException tolerant) {
+                tolerant.addSuppressed(strict);
+                throw tolerant;
+            }
+            return new Opened(db, "the write-ahead log ended in an incomplete record, a write cut off by a crash "
+                    + "before its fsync returned (so never acknowledged); dropped it. RocksDB said: "
+                    + strict.getMessage());
+        }
+    }
+
+    private record Opened(RocksDB db, String walRecoveryWarning) {
+    }
+
+    /**
+     * Opens (creating when missing) the database in {@code options.dataDir()}, replaying its write-ahead log.
+     *
+     * <p>How a damaged log is replayed depends on {@link StoreOptions#syncWrites()}. Without sync: up to the first
+     * damaged record (RocksDB's point-in-time recovery), since anything after the last sync may be lost or torn.
+     * With sync: the log must be flawless, except that an incomplete record at the end of a log is dropped
+     * (reported by {@link #walRecoveryWarning()}); any other damage refuses to open.
      *
      * @throws StoreException when the directory cannot be created, is locked by another process, or is corrupt
      */
@@ -214,6 +269,11 @@ public final class RocksDbStore implements Store, StoreStats {
     @Override
     public StoreStats stats() {
         return this;
+    }
+
+    /** Set when opening in sync mode dropped an incomplete record at the end of the log: what and why. */
+    public Optional<String> walRecoveryWarning() {
+        return Optional.ofNullable(walRecoveryWarning);
     }
 
     @Override

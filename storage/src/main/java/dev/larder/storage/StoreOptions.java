@@ -11,14 +11,22 @@ import java.util.Objects;
  * @param rowCacheBytes     size of the row cache (whole key-value pairs, for point lookups); 0 = none
  * @param syncWrites        {@code true}: fsync the write-ahead log before a write is acknowledged (survives a
  *                          machine crash); {@code false}: a write is acknowledged once it is in the WAL in the OS
- *                          page cache (survives a process crash)
+ *                          page cache (survives a process crash). Also picks how a damaged log is recovered:
+ *                          see {@link RocksDbStore#open}
  * @param statistics        collect engine tickers (a small cost on every operation)
+ * @param writeBufferBytes  size of one memtable: once full it is flushed to an SST file and a new write-ahead log
+ *                          begins, so it bounds the memtable memory and sets how often flushes (and, four
+ *                          flushes later, compactions) happen
  */
 public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
-                           boolean statistics) {
+                           boolean statistics, long writeBufferBytes) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
     public static final long DEFAULT_ROW_CACHE_BYTES = 64L << 20;
+    /** RocksDB's own default. */
+    public static final long DEFAULT_WRITE_BUFFER_BYTES = 64L << 20;
+    /** Below this RocksDB spends its time flushing tiny files; 64 KiB is what its own tests go down to. */
+    public static final long MIN_WRITE_BUFFER_BYTES = 64L << 10;
 
     public StoreOptions {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -28,9 +36,22 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
         if (rowCacheBytes < 0) {
             throw new IllegalArgumentException("rowCacheBytes: " + rowCacheBytes + " (expected: >= 0)");
         }
+        if (writeBufferBytes < MIN_WRITE_BUFFER_BYTES) {
+            throw new IllegalArgumentException("writeBufferBytes: " + writeBufferBytes + " (expected: >= "
+                    + MIN_WRITE_BUFFER_BYTES + ")");
+        }
     }
 
-    /** Defaults for {@code dataDir}: 128 MiB block cache, 64 MiB row cache, WAL without fsync, statistics on. */
+    /** With the default write buffer ({@value #DEFAULT_WRITE_BUFFER_BYTES} bytes). */
+    public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
+                        boolean statistics) {
+        this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, DEFAULT_WRITE_BUFFER_BYTES);
+    }
+
+    /**
+     * Defaults for {@code dataDir}: 128 MiB block cache, 64 MiB row cache, WAL without fsync, statistics on, 64 MiB
+     * write buffer.
+     */
     public static StoreOptions defaults(Path dataDir) {
         return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_ROW_CACHE_BYTES, false, true);
     }
