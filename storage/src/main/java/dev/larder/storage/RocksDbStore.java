@@ -1,7 +1,6 @@
 package dev.larder.storage;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -169,7 +168,7 @@ public final class RocksDbStore implements Store, StoreStats {
      */
     public static RocksDbStore open(StoreOptions options) {
         try {
-            Files.createDirectories(options.dataDir());
+            DurableDirectories.create(options.dataDir());
         } catch (IOException e) {
             throw new StoreException("open", "cannot create data directory " + options.dataDir() + ": " + e, e, false);
         }
