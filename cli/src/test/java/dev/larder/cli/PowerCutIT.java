@@ -25,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * fresh mount over the same backing directory; after the last cut, the backing directory itself, without FUSE) and
  * every key is read back and explained against its history.
  *
- * <p>A small write buffer makes RocksDB flush a memtable every hundred or so writes and compact every few flushes,
- * so cuts land on flushes and compactions too (each cut reports whether it caught a table file unsynced).
+ * <p>A small write buffer (64 KiB, with values of 0-8 KiB) makes RocksDB flush a memtable every twenty or so writes
+ * and compact every four flushes, so cuts land on flushes and compactions too (each cut reports whether it caught
+ * one: see {@link PowerCutFs.Dropped#duringFlushOrCompaction()}).
  *
  * <ul>
  *   <li>Both modes: RocksDB opens after every cut by itself; every value read was acknowledged or in flight; and
@@ -43,7 +44,7 @@ class PowerCutIT {
 
     private static final int THREADS = 4;
     private static final int KEYS_PER_THREAD = 250;
-    private static final int MAX_VALUE = 4096;
+    private static final int MAX_VALUE = 8192;
     private static final int CUTS = Integer.getInteger("larder.powercut.cuts", 3);
     private static final long SEED = Long.getLong("larder.powercut.seed", System.nanoTime());
     private static final String WRITE_BUFFER = System.getProperty("larder.powercut.write-buffer", "64KiB");
@@ -75,6 +76,10 @@ class PowerCutIT {
     /** One cut, reported once what survived it has been read back. */
     private record Cut(int number, long loadMillis, long puts, long deletes, int inFlight, long cutNanos,
                        PowerCutFs.Dropped dropped) {
+
+        Cut dropping(PowerCutFs.Dropped what) {
+            return new Cut(number, loadMillis, puts, deletes, inFlight, cutNanos, what);
+        }
     }
 
     private Totals run(String mode, long seed) throws Exception {
@@ -97,43 +102,18 @@ class PowerCutIT {
         Cut previous = null;
         for (int round = 0; round < CUTS; round++) {
             try (PowerCutFs fs = PowerCutFs.mount(backing, mnt)) {
-                PowerCutFs.Dropped dropped;
                 Cut cut;
                 // The data directory is below the mount root, as a server's usually is below its disk's root: its
                 // own entry must be made durable too.
                 try (LarderProcess larder = serve(mnt.resolve("db"), args, previous)) {
                     check(larder, keys, mode, previous, totals);
-                    long cutAfter = 300 + random.nextInt(2200);
-                    AtomicLong puts = new AtomicLong();
-                    AtomicLong deletes = new AtomicLong();
-                    ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
-                    Load load = new Load(larder.port(), keys, random.nextLong(), puts, deletes, errors);
-                    long started = System.nanoTime();
-                    load.start();
-                    Thread.sleep(cutAfter);
-                    load.killed = true;
-                    long cutNanos = System.nanoTime();
-                    larder.kill();
-                    larder.awaitExit(Duration.ofSeconds(30));
-                    load.join();
-                    if (!errors.isEmpty()) {
-                        fail("cut " + round + ": " + String.join("\n", errors) + "\n" + larder.output());
-                    }
-                    int inFlight = 0;
-                    for (KeyHistory[] row : keys) {
-                        for (KeyHistory h : row) {
-                            inFlight += h.pending() ? 1 : 0;
-                        }
-                    }
-                    cut = new Cut(round, (cutNanos - started) / 1_000_000, puts.get(), deletes.get(), inFlight,
-                            cutNanos, null);
+                    cut = loadUntilKilled(larder, keys, round, random);
                 }
-                dropped = fs.cut();
-                previous = new Cut(cut.number(), cut.loadMillis(), cut.puts(), cut.deletes(), cut.inFlight(),
-                        cut.cutNanos(), dropped);
+                // The server is dead, so nothing it does can reach the disk any more: now the power goes.
+                previous = cut.dropping(fs.cut());
                 totals.puts += cut.puts();
                 totals.deletes += cut.deletes();
-                totals.duringFlushOrCompaction += dropped.duringFlushOrCompaction() ? 1 : 0;
+                totals.duringFlushOrCompaction += previous.dropped().duringFlushOrCompaction() ? 1 : 0;
             }
         }
         // The last restart is on the backing directory itself: it is a database on its own, no FUSE needed.
@@ -150,10 +130,45 @@ class PowerCutIT {
         return totals;
     }
 
+    /** Runs the writers for a random 0.3-2.5 s, then SIGKILLs the server and waits for it to be gone. */
+    private static Cut loadUntilKilled(LarderProcess larder, KeyHistory[][] keys, int round, Random random)
+            throws Exception {
+        long cutAfter = 300 + random.nextInt(2200);
+        AtomicLong puts = new AtomicLong();
+        AtomicLong deletes = new AtomicLong();
+        ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+        Load load = new Load(larder.port(), keys, random.nextLong(), puts, deletes, errors);
+        long started = System.nanoTime();
+        load.start();
+        Thread.sleep(cutAfter);
+        load.killed = true;
+        long cutNanos = System.nanoTime();
+        larder.kill();
+        larder.awaitExit(Duration.ofSeconds(30));
+        load.join();
+        if (!errors.isEmpty()) {
+            fail("cut " + round + ": " + String.join("\n", errors) + "\n" + larder.output());
+        }
+        int inFlight = 0;
+        for (KeyHistory[] row : keys) {
+            for (KeyHistory h : row) {
+                inFlight += h.pending() ? 1 : 0;
+            }
+        }
+        return new Cut(round, (cutNanos - started) / 1_000_000, puts.get(), deletes.get(), inFlight, cutNanos, null);
+    }
+
     /** Starts the server; failing to start after a cut means RocksDB did not open what the cut left. */
     private static LarderProcess serve(Path data, List<String> args, Cut after) throws Exception {
+        long started = System.nanoTime();
         try {
-            return LarderProcess.serve(data, args.toArray(String[]::new));
+            LarderProcess larder = LarderProcess.serve(data, args.toArray(String[]::new));
+            if (after != null) {
+                System.out.printf("power-cut restart after cut %d: listening after %d ms%s%n", after.number(),
+                        (System.nanoTime() - started) / 1_000_000,
+                        larder.output().contains("recovery:") ? " (logged a recovery warning)" : "");
+            }
+            return larder;
         } catch (IOException e) {
             throw new AssertionError((after == null ? "first start" : "restart after cut " + after.number()
                     + " (which dropped " + after.dropped() + ")") + " failed: " + e.getMessage(), e);

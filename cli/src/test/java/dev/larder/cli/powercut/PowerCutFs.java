@@ -35,10 +35,15 @@ public final class PowerCutFs implements AutoCloseable {
     /** What a cut dropped: files whose data was not synced, and entries ({@code +name}/{@code -name}) not synced. */
     public record Dropped(List<String> dirtyFiles, long dirtyBytes, List<String> unsyncedEntries) {
 
-        /** Whether the cut caught RocksDB writing or deleting a table file: a flush or compaction in progress. */
+        /**
+         * Whether the cut caught a flush or compaction: a table file (.sst) with unsynced data or an unsynced entry
+         * (being written, or created, renamed or deleted), or more than one log with unsynced data (a memtable was
+         * switched, and its log is synced only when its flush starts).
+         */
         public boolean duringFlushOrCompaction() {
             return dirtyFiles.stream().anyMatch(f -> f.endsWith(".sst"))
-                    || unsyncedEntries.stream().anyMatch(e -> e.endsWith(".sst"));
+                    || unsyncedEntries.stream().anyMatch(e -> e.endsWith(".sst"))
+                    || dirtyFiles.stream().filter(f -> f.endsWith(".log")).count() > 1;
         }
     }
 
