@@ -20,8 +20,10 @@ final class DurableDirectories {
     }
 
     /**
-     * Creates {@code dir} and any missing parents, then fsyncs the parent of each directory created and the parent
-     * of {@code dir} (it may have been created just before, by an operator's {@code mkdir}).
+     * Creates {@code dir} and any missing parents, then fsyncs the parent of each directory created. The parent of
+     * an existing {@code dir} is fsynced too, but only as far as it can be: an operator's {@code mkdir} just before
+     * is no more durable than ours, yet a read-only parent (a container's root above its data volume) must not stop
+     * a store whose directory entry is long on disk.
      */
     static void create(Path dir) throws IOException {
         Path target = dir.toAbsolutePath().normalize();
@@ -30,12 +32,16 @@ final class DurableDirectories {
             created.add(p);
         }
         Files.createDirectories(target);
-        if (!created.contains(target)) {
-            created.add(target);
-        }
         for (Path p : created) {
             if (p.getParent() != null) {
                 fsync(p.getParent());
+            }
+        }
+        if (created.isEmpty() && target.getParent() != null) {
+            try {
+                fsync(target.getParent());
+            } catch (IOException e) {
+                // see above: best effort for a directory someone else created
             }
         }
     }
