@@ -129,6 +129,12 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}; at least 64KiB).")
     long writeBuffer;
 
+    @Option(names = "--background-priority", defaultValue = "${env:LARDER_BACKGROUND_PRIORITY:-low}",
+            description = "CPU priority of RocksDB's flush and compaction threads: low (nice 19: they use the CPU the "
+                    + "event loops and workers leave idle) or normal (they take a fair share of it, as RocksDB does by "
+                    + "default) (default: ${DEFAULT-VALUE}).")
+    BackgroundPriority backgroundPriority;
+
     @Option(names = "--sync", defaultValue = "${env:LARDER_SYNC:-false}", fallbackValue = "true", arity = "0..1",
             description = "fsync the write-ahead log before acknowledging a write (survives machine crashes; "
                     + "default: off = survives process crashes).")
@@ -185,7 +191,8 @@ public final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
                     + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
         }
-        StoreOptions storeOptions = new StoreOptions(dataDir, blockCache, rowCache, sync, true, writeBuffer);
+        StoreOptions storeOptions = new StoreOptions(dataDir, blockCache, rowCache, sync, true,
+                backgroundPriority == BackgroundPriority.low, writeBuffer);
         RocksDbStore store;
         try {
             store = RocksDbStore.open(storeOptions);
@@ -312,6 +319,9 @@ public final class ServeCommand implements Callable<Integer> {
         }
         return (int) value;
     }
+
+    /** Values of {@code --background-priority}, spelled as the flag takes them. */
+    enum BackgroundPriority { low, normal }
 
     static final class TransportConverter implements picocli.CommandLine.ITypeConverter<TransportKind> {
         @Override

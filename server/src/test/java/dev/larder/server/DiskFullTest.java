@@ -156,7 +156,7 @@ class DiskFullTest {
         // Nothing acknowledged was lost: restart on the same directory and read everything back.
         larder.close();
         larder = null;
-        try (RocksDbStore reopened = RocksDbStore.open(new StoreOptions(mount.resolve("db"), 8 << 20, 4 << 20, false, true))) {
+        try (RocksDbStore reopened = RocksDbStore.open(new StoreOptions(mount.resolve("db"), 8 << 20, 4 << 20, false, true, true))) {
             for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
                 assertArrayEquals(e.getValue(), reopened.get(e.getKey().getBytes(UTF_8)), e.getKey());
             }

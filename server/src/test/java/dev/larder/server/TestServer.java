@@ -20,7 +20,7 @@ final class TestServer implements AutoCloseable {
 
     TestServer(Path dir, UnaryOperator<ServerOptions.Builder> options, UnaryOperator<Store> wrap,
                ServerObserver observer) {
-        rocks = RocksDbStore.open(new StoreOptions(dir.resolve("db"), 8 << 20, 4 << 20, false, true));
+        rocks = RocksDbStore.open(new StoreOptions(dir.resolve("db"), 8 << 20, 4 << 20, false, true, true));
         store = wrap.apply(rocks);
         server = LarderServer.start(options.apply(ServerOptions.builder(2).port(0)).build(), store, observer);
     }

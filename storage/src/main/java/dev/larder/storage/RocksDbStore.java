@@ -12,8 +12,11 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DataBlockIndexType;
+import org.rocksdb.Env;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
+import org.rocksdb.Priority;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -66,10 +69,12 @@ public final class RocksDbStore implements Store, StoreStats {
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockCache(blockCache)
                 .setFilterPolicy(bloomFilter)
-                // Index and filter blocks live in the block cache so memory stays bounded by --block-cache;
-                // L0 ones are pinned because every point lookup consults them.
-                .setCacheIndexAndFilterBlocks(true)
-                .setPinL0FilterAndIndexBlocksInCache(true)
+                // Index and filter blocks are loaded when a table file is opened and stay with its reader, outside
+                // the block cache. In the cache, data blocks evicted them, and a point lookup then re-read and
+                // re-checksummed a filter block of megabytes (one per 2M keys): right after a write phase GETs ran
+                // at a third of the rate (docs/performance.md, "The tail at a fixed rate"). They cost about
+                // 1.3 bytes per key of memory outside --block-cache.
+                .setCacheIndexAndFilterBlocks(false)
                 .setBlockSize(16 * 1024)
                 // A hash index inside each data block turns the in-block binary search of a point lookup into
                 // one probe; range scans still use the binary index.
@@ -97,6 +102,15 @@ public final class RocksDbStore implements Store, StoreStats {
         }
         if (statistics != null) {
             options.setStatistics(statistics);
+        }
+        if (storeOptions.yieldingBackground()) {
+            // Flushes (HIGH pool) and compactions (LOW pool) run at nice 19. At equal priority the scheduler gives a
+            // one-second compaction half of a core the event loop also needs, and a server at 75% load falls
+            // behind by hundreds of ms (docs/performance.md, "The tail at a fixed rate"). The setting belongs to
+            // the process-wide default Env, which is the one this store's options use.
+            Env env = Env.getDefault();
+            env.lowerThreadPoolCPUPriority(Priority.LOW);
+            env.lowerThreadPoolCPUPriority(Priority.HIGH);
         }
         writeOptions = new WriteOptions().setSync(storeOptions.syncWrites());
         pointReadOptions = new ReadOptions();
@@ -260,6 +274,18 @@ public final class RocksDbStore implements Store, StoreStats {
             Cursor cursor = new Cursor(db.newIterator(scanReadOptions), start, end);
             openCursors.add(cursor);
             return cursor;
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /** Writes the memtables to table files and waits; for tests that need background work to have happened. */
+    void flushMemtables() {
+        long stamp = enter("flush");
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flush);
+        } catch (RocksDBException e) {
+            throw wrap("flush", e);
         } finally {
             lifecycle.unlockRead(stamp);
         }

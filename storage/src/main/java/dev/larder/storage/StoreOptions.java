@@ -14,12 +14,15 @@ import java.util.Objects;
  *                          page cache (survives a process crash). Also picks how a damaged log is recovered:
  *                          see {@link RocksDbStore#open}
  * @param statistics        collect engine tickers (a small cost on every operation)
+ * @param yieldingBackground run RocksDB's flush and compaction threads at the lowest CPU priority (nice 19), so
+ *                          that on a core they share with the event loops they use only the time the loops leave
+ *                          idle instead of a fair half of it
  * @param writeBufferBytes  size of one memtable: once full it is flushed to an SST file and a new write-ahead log
  *                          begins, so it bounds the memtable memory and sets how often flushes (and, four
  *                          flushes later, compactions) happen
  */
 public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
-                           boolean statistics, long writeBufferBytes) {
+                           boolean statistics, boolean yieldingBackground, long writeBufferBytes) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
     public static final long DEFAULT_ROW_CACHE_BYTES = 64L << 20;
@@ -44,15 +47,16 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
 
     /** With the default write buffer ({@value #DEFAULT_WRITE_BUFFER_BYTES} bytes). */
     public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
-                        boolean statistics) {
-        this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, DEFAULT_WRITE_BUFFER_BYTES);
+                        boolean statistics, boolean yieldingBackground) {
+        this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground,
+                DEFAULT_WRITE_BUFFER_BYTES);
     }
 
     /**
-     * Defaults for {@code dataDir}: 128 MiB block cache, 64 MiB row cache, WAL without fsync, statistics on, 64 MiB
-     * write buffer.
+     * Defaults for {@code dataDir}: 128 MiB block cache, 64 MiB row cache, WAL without fsync, statistics on,
+     * background work yielding to the foreground, 64 MiB write buffer.
      */
     public static StoreOptions defaults(Path dataDir) {
-        return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_ROW_CACHE_BYTES, false, true);
+        return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_ROW_CACHE_BYTES, false, true, true);
     }
 }

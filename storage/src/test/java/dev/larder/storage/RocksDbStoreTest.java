@@ -43,6 +43,41 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void flushAndCompactionThreadsRunAtTheLowestCpuPriority() throws Exception {
+        store.put(b("k"), b("v"));
+        store.flushMemtables();
+        // The pool lowers a thread's priority when it picks up a job, so the flush thread has run one by now.
+        List<Integer> niceOfFlushThreads = new ArrayList<>();
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                String name = Files.readString(task.resolve("comm")).trim();
+                if (name.equals("rocksdb:high")) {
+                    String stat = Files.readString(task.resolve("stat"));
+                    // Fields after the ")" that ends the thread name; nice is the 19th field of the line.
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    niceOfFlushThreads.add(Integer.parseInt(fields[16]));
+                }
+            }
+        }
+        assertFalse(niceOfFlushThreads.isEmpty(), "no rocksdb:high thread found");
+        assertTrue(niceOfFlushThreads.contains(19), "flush threads' nice values: " + niceOfFlushThreads);
+    }
+
+    @Test
+    void pointLookupsInTableFilesNeverLoadIndexOrFilterBlocksThroughTheCache() {
+        for (int i = 0; i < 2000; i++) {
+            store.put(b("key" + i), b("value" + i));
+        }
+        store.flushMemtables();
+        for (int i = 0; i < 2000; i++) {
+            assertArrayEquals(b("value" + i), store.get(b("key" + i)));
+        }
+        assertTrue(store.ticker("BLOCK_CACHE_DATA_MISS").orElseThrow() > 0, "lookups did not read a table file");
+        assertEquals(0, store.ticker("BLOCK_CACHE_FILTER_MISS").orElseThrow());
+        assertEquals(0, store.ticker("BLOCK_CACHE_INDEX_MISS").orElseThrow());
+    }
+
+    @Test
     void batchAppliesPutsAndDeletesInOrderAndSurvivesReopen() {
         store.put(b("gone"), b("old"));
         store.write(new Batch().put(b("a"), b("1")).put(b("b"), new byte[0]).delete(b("gone"))
@@ -83,7 +118,7 @@ class RocksDbStoreTest {
     @Test
     void withoutARowCacheLookupsStillWork() {
         store.close();
-        store = RocksDbStore.open(new StoreOptions(dir.resolve("norow"), 8 << 20, 0, false, true));
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("norow"), 8 << 20, 0, false, true, true));
         store.put(b("k"), b("v"));
         assertArrayEquals(b("v"), store.get(b("k")));
         assertEquals(0, store.ticker("ROW_CACHE_HIT").orElseThrow());
@@ -187,7 +222,7 @@ class RocksDbStoreTest {
     @Test
     void syncModeWritesAndReads() {
         store.close();
-        store = RocksDbStore.open(new StoreOptions(dir.resolve("sync"), 8 << 20, 4 << 20, true, false));
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("sync"), 8 << 20, 4 << 20, true, false, true));
         store.put(b("s"), b("synced"));
         assertArrayEquals(b("synced"), store.get(b("s")));
         assertTrue(store.stats().ticker("BLOCK_CACHE_HIT").isEmpty(), "statistics off means no tickers");

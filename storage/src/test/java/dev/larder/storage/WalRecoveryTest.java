@@ -31,7 +31,7 @@ class WalRecoveryTest {
     Path dir;
 
     private static StoreOptions options(Path db, boolean sync) {
-        return new StoreOptions(db, 8 << 20, 0, sync, false);
+        return new StoreOptions(db, 8 << 20, 0, sync, false, true);
     }
 
     /** Two single-key writes, each its own log record, and the log file that holds them. */
