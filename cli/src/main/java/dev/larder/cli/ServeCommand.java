@@ -128,6 +128,13 @@ public final class ServeCommand implements Callable<Integer> {
                     + "default) (default: ${DEFAULT-VALUE}).")
     BackgroundPriority backgroundPriority;
 
+    @Option(names = "--warmup-requests", defaultValue = "${env:LARDER_WARMUP_REQUESTS:-100000}",
+            description = "Before listening, send this many requests of every kind (PUT, GET, range, DELETE, errors) "
+                    + "through a throwaway server on loopback over a throwaway store, so the JIT has compiled each "
+                    + "request path before the first user request; the real data and metrics never see them "
+                    + "(default: ${DEFAULT-VALUE}; 0 = off).")
+    long warmupRequests;
+
     @Option(names = "--sync", defaultValue = "${env:LARDER_SYNC:-false}", fallbackValue = "true", arity = "0..1",
             description = "fsync the write-ahead log before acknowledging a write (survives machine crashes; "
                     + "default: off = survives process crashes).")
@@ -188,6 +195,16 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (StoreException e) {
             spec.commandLine().getErr().println("larder: cannot open store: " + e.getMessage());
             return 1;
+        }
+        if (warmupRequests > 0) {
+            try {
+                Duration took = JitWarmup.run(serverOptions, storeOptions, metrics, warmupRequests,
+                        METRICS_CLOCK_RESOLUTION);
+                log.info("warm-up: {} requests through a throwaway server in {} ms", warmupRequests,
+                        took.toMillis());
+            } catch (RuntimeException e) {
+                log.warn("warm-up failed, starting without it: {}", e.toString());
+            }
         }
         CoarseClock clock = metrics ? new CoarseClock(METRICS_CLOCK_RESOLUTION) : null;
         PrometheusMeterRegistry registry = metrics
