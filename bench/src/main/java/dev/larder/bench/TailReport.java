@@ -130,7 +130,7 @@ final class TailReport {
                     Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
                     recover < 0 ? "never" : recover + " s", p.switchCostSeconds(r.tail().switchWindow()),
                     p.nginx() == null ? "" : Units.timeMicros(p.nginx().percentile(99)),
-                    Double.isNaN(p.p99Ratio()) ? "" : String.format(Locale.ROOT, "%.1f x", p.p99Ratio())));
+                    p.p99RatioText()));
         }
         return h.append("</table>\n").toString();
     }

@@ -64,6 +64,15 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
             return rate > 0 ? larder.timeline().overThreshold(seconds) / rate : 0;
         }
 
+        /** {@link #p99Ratio()} for humans: {@code 0.04x}, {@code 2.31x}, {@code 140x}; empty without nginx. */
+        public String p99RatioText() {
+            double r = p99Ratio();
+            if (Double.isNaN(r)) {
+                return "";
+            }
+            return String.format(java.util.Locale.ROOT, r < 10 ? "%.2fx" : "%.0fx", r);
+        }
+
         /** Larder's p99 over nginx's at the same rate; NaN without nginx. */
         public double p99Ratio() {
             if (nginx == null || nginx.percentile(99) == 0) {

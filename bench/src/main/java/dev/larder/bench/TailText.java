@@ -30,7 +30,7 @@ final class TailText {
                     Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
                     recover < 0 ? "never" : recover + "s", p.switchCostSeconds(tail.switchWindow()),
                     p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
-                    Double.isNaN(p.p99Ratio()) ? "-" : String.format(Locale.ROOT, "%.1fx", p.p99Ratio()));
+                    p.nginx() == null ? "-" : p.p99RatioText());
         }
         if (!r.sustainable().isEmpty()) {
             out.println();
