@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -75,15 +76,7 @@ class BenchCommandTest {
 
     @Test
     void shortRunPrintsWrk2TextAndWritesJson() throws Exception {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            try (OutputStream os = exchange.getResponseBody()) {
-                os.write(body);
-            }
-        });
-        server.start();
+        HttpServer server = okServer(0);
         try {
             Path json = dir.resolve("run.json");
             int code = run("bench", "-R", "50", "-c", "4", "-d", "1s", "--warmup", "200ms", "-w", "url",
@@ -124,21 +117,7 @@ class BenchCommandTest {
     void tailRunsEndToEndAndWritesTextJsonAndReport() throws Exception {
         // Answers one request at a time, 1 ms each: capacity about 1000 req/s, light on a shared machine. It stands
         // in for nginx too (it answers any method and path).
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(exchange.getRequestMethod().equals("PUT") ? 201 : 200, body.length);
-            try (OutputStream os = exchange.getResponseBody()) {
-                os.write(body);
-            }
-        });
-        server.start();
+        HttpServer server = okServer(1);
         try {
             String url = "http://127.0.0.1:" + server.getAddress().getPort();
             Path json = dir.resolve("tail.json");
@@ -159,6 +138,28 @@ class BenchCommandTest {
         } finally {
             server.stop(0);
         }
+    }
+
+    // Answers every request "ok" (201 for a PUT) on its one dispatcher thread, after sleeping sleepMillis.
+    private static HttpServer okServer(int sleepMillis) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            if (sleepMillis > 0) {
+                try {
+                    Thread.sleep(sleepMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(exchange.getRequestMethod().equals("PUT") ? 201 : 200, body.length);
+            try (OutputStream os = exchange.getResponseBody()) {
+                os.write(body);
+            }
+        });
+        server.start();
+        return server;
     }
 
     @Test
