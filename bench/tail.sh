@@ -106,7 +106,7 @@ for i, first in enumerate(runs[0]["phases"]):
     print(f"  {i + 1:>2} {first['kind']:<4} {med([p['rate'] for p in ph]):>9.0f} {lat('p50'):>8.2f}"
           f" {lat('p99'):>8.2f} {lat('p99.9'):>8.2f} {lat('max'):>8.2f}"
           f" {med([p['seconds_above_slo'] for p in ph]):>6} {med([p['switch_cost_seconds'] for p in ph]):>7.3f}"
-          f" {med(ngx):>9.2f} {med(ratio):>6.1f}")
+          f" {med(ngx):>9.2f} {med(ratio):>6.2f}")
 print(f"  capacity PUT {med([r['capacity']['put_rate'] for r in runs]):.0f} req/s,"
       f" GET {med([r['capacity']['get_rate'] for r in runs]):.0f} req/s")
 for k, s in enumerate(runs[0]["sustainable"]):

@@ -14,7 +14,7 @@ final class TailJson {
         j.field("started", r.started().toString());
         j.field("command", r.options().commandLine());
         j.field("machine", r.machine());
-        j.field("generator", r.options().describe());
+        j.field("generator", r.options().describeConnections());
         j.field("tail", tail.describe());
         j.field("slo", tail.slo().describe());
         j.field("slo_bound_ms", bound / 1000.0);

@@ -47,7 +47,7 @@ final class TailReport {
         TailOptions tail = r.tail();
         long bound = tail.slo().thresholdMicros();
         StringBuilder h = HtmlReport.pageHead("larder bench tail report", r.started().toString(), r.machine(),
-                r.options().commandLine(), r.options().describe() + "\n" + tail.describe());
+                r.options().commandLine(), r.options().describeConnections() + "\n" + tail.describe());
         h.append("<h2>Server</h2>\n<pre>").append(esc(r.label())).append(" ").append(esc(r.url().toString()))
                 .append('\n');
         for (String s : r.settings()) {
