@@ -7,6 +7,7 @@
 #
 #   bench/tail.sh                                  # one round, the defaults below
 #   bench/tail.sh -- --workers 0                   # flags after -- go to `larder serve`
+#   SERVER_JAR=old.jar bench/tail.sh               # an older server build, measured by this build's client
 #   bench/tail.sh --connections 128 -- --workers 0 # flags before -- go to `larder bench tail`
 #   PHASE=5s WARMUP=5s CAPACITY=5s bench/tail.sh   # a quick look
 #   SUSTAINABLE=1 bench/tail.sh                    # + the sustainable rate of PUT and GET (HOLD=60s, BISECT=5)
@@ -18,6 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 JAR=${JAR:-cli/target/larder.jar}
+# The server may come from another build (an older one, to compare): the client is always $JAR.
+SERVER_JAR=${SERVER_JAR:-$JAR}
 SHARED=${SHARED:-../shared/bench}
 PORT=${PORT:-18085}
 ADMIN_PORT=${ADMIN_PORT:-18086}
@@ -74,13 +77,13 @@ trap cleanup EXIT
 
 for round in $(seq "$ROUNDS"); do
   data=$(mktemp -d /tmp/larder-tail.XXXXXX)
-  larder_start pid "$JAR" "$PORT" "$data.log" --data-dir "$data" --admin-port "$ADMIN_PORT" \
+  larder_start pid "$SERVER_JAR" "$PORT" "$data.log" --data-dir "$data" --admin-port "$ADMIN_PORT" \
     ${serve_args[@]+"${serve_args[@]}"}
   cmd=(taskset -c "$CLIENT_CPU" java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration "$CAPACITY"
     "${mode[@]}" --nginx http://127.0.0.1:18090 --admin-url "http://127.0.0.1:$ADMIN_PORT"
     --server-log "$data.log" --json "$OUT/round$round.json" --report "$OUT/round$round"
     ${bench_args[@]+"${bench_args[@]}"} "http://127.0.0.1:$PORT")
-  echo "# round $round/$ROUNDS: server: taskset -c $SERVER_CPU java -jar $JAR serve --port $PORT --data-dir $data" \
+  echo "# round $round/$ROUNDS: server: taskset -c $SERVER_CPU java -jar $SERVER_JAR serve --port $PORT --data-dir $data" \
     "--admin-port $ADMIN_PORT ${serve_args[*]+${serve_args[*]}}"
   echo "# round $round/$ROUNDS: ${cmd[*]}"
   "${cmd[@]}" | tee "$OUT/round$round.txt"

@@ -128,7 +128,7 @@ public final class ServeCommand implements Callable<Integer> {
                     + "default) (default: ${DEFAULT-VALUE}).")
     BackgroundPriority backgroundPriority;
 
-    @Option(names = "--warmup-requests", defaultValue = "${env:LARDER_WARMUP_REQUESTS:-100000}",
+    @Option(names = "--warmup-requests", defaultValue = "${env:LARDER_WARMUP_REQUESTS:-60000}",
             description = "Before listening, send this many requests of every kind (PUT, GET, range, DELETE, errors) "
                     + "through a throwaway server on loopback over a throwaway store, so the JIT has compiled each "
                     + "request path before the first user request; the real data and metrics never see them "
