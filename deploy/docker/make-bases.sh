@@ -7,7 +7,7 @@
 #     --build-arg BUILD_IMAGE=larder-base/build:bookworm --build-arg RUNTIME_IMAGE=larder-base/runtime:bookworm \
 #     -t larder:local .
 #
-# Images (each ~70 s to make; an image that already exists is kept unless --force):
+# Images (~70 s each, made in parallel; an image that already exists is kept unless --force):
 #   larder-base/build:bookworm     JDK 17 (with its jmods, for jlink), Maven, ca-certificates: the build stage
 #   larder-base/runtime:bookworm   minbase (bash, passwd): the Dockerfile's runtime stage
 #   larder-base/services:bookworm  minbase with prometheus and nginx-light: deploy/prometheus and deploy/nginx
@@ -71,7 +71,17 @@ if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
   ca_hook=(--customize-hook='cp /usr/local/share/ca-certificates/*.crt "$1/usr/local/share/ca-certificates/" && chroot "$1" update-ca-certificates >/dev/null')
 fi
 
+# The three at once: mostly downloads and dpkg, so together they take little longer than one.
+pids=()
 make larder-base/build:"$SUITE" openjdk-17-jdk-headless,maven,ca-certificates-java,ca-certificates \
-  "${ca_hook[@]}"
-make larder-base/runtime:"$SUITE" bash,passwd
-make larder-base/services:"$SUITE" prometheus,nginx-light,ca-certificates
+  "${ca_hook[@]}" &
+pids+=($!)
+make larder-base/runtime:"$SUITE" bash,passwd &
+pids+=($!)
+make larder-base/services:"$SUITE" prometheus,nginx-light,ca-certificates &
+pids+=($!)
+status=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || status=1
+done
+exit "$status"
