@@ -369,7 +369,9 @@ class ImageContainerIT {
                             r = http.exchange("GET", "/v0/entity?id=m" + random.nextInt(8) + "-"
                                     + random.nextInt(400), null);
                         } else {
-                            r = http.exchange("GET", "/v0/entities?start=m" + random.nextInt(8) + "&end=m9", null);
+                            // Ranges answer chunked: java.net.http reads them, then the status is what counts.
+                            String body = range("m" + random.nextInt(8), "m9");
+                            r = new HttpConnection.Response(200, body.getBytes(UTF_8), false);
                         }
                         if (r.status() == 503) {
                             busy.incrementAndGet();
@@ -382,6 +384,10 @@ class ImageContainerIT {
                     }
                 } catch (IOException e) {
                     errors.add("load connection failed: " + e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (AssertionError e) {
+                    errors.add("range: " + e.getMessage());
                 }
             }, "load-" + t));
         }
