@@ -77,10 +77,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + "log says which and why not the others).")
     TransportKind transport;
 
-    @Option(names = "--workers", defaultValue = "${env:LARDER_WORKERS:--1}",
+    // No sentinel value: unset means 2 x cores, and any number given (-1 included) is validated as given.
+    @Option(names = "--workers", defaultValue = "${env:LARDER_WORKERS}",
             description = "Storage worker threads (default: 2 x cores). 0 runs storage calls on the event loop "
                     + "(synchronous mode, the baseline to compare against).")
-    int workers;
+    Integer workers;
 
     @Option(names = "--queue-size", defaultValue = "${env:LARDER_QUEUE_SIZE:-128}",
             description = "Pending requests allowed PER WORKER (default: ${DEFAULT-VALUE}; Netty's minimum is 16). "
@@ -290,7 +291,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .port(port)
                     .ioThreads(ioThreads == 0 ? CORES : ioThreads)
                     .transport(transport)
-                    .workers(workers == -1 ? 2 * CORES : workers)
+                    .workers(workers == null ? 2 * CORES : workers)
                     .queueSize(queueSize)
                     .rejection(rejection)
                     .maxQueueDelay(maxQueueDelay)
