@@ -1,18 +1,25 @@
-# syntax=docker/dockerfile:1
 #
-# Larder's image: the README's build in a Maven + JDK stage, then only the fat jar on a JRE.
+# Larder's image: the README's build in a Maven + JDK stage, then the fat jar on a jlink'd Java runtime.
 #
-#   docker build -t larder:local .
-#   docker run -d --name larder -p 8080:8080 -p 8081:8081 -v larder-data:/data --memory 1g larder:local
+#   DOCKER_BUILDKIT=1 docker build -t larder:local .
+#   docker run -d --name larder --network host -v larder-data:/data --memory 1g \
+#     --read-only --tmpfs /tmp:exec,mode=1777 larder:local
+#
+# The base images are build args. The defaults are public images; on a machine without a registry,
+# deploy/docker/make-bases.sh makes Debian ones and the same file builds with them (README, "Containers"):
+#   --build-arg BUILD_IMAGE=larder-base/build:bookworm --build-arg RUNTIME_IMAGE=larder-base/runtime:bookworm
+# BUILD_IMAGE needs a JDK 17+ with its jmods (jlink) and Maven; RUNTIME_IMAGE needs glibc, bash and useradd.
+# No `# syntax=` line: BuildKit's built-in frontend handles RUN --mount and COPY --chmod, and pulling a frontend
+# image needs a registry.
 #
 # Configure the server with its own LARDER_* variables (docker run -e LARDER_WORKERS=16 ...). JVM flags are in
 # JDK_JAVA_OPTIONS: setting it replaces the whole value, so keep the defaults below that you still want.
 # Docker's default stop timeout (10 s) is longer than the image's LARDER_SHUTDOWN_TIMEOUT (8 s); raise both
 # together (docker run --stop-timeout, compose stop_grace_period).
+ARG BUILD_IMAGE=maven:3.9.9-eclipse-temurin-21
+ARG RUNTIME_IMAGE=debian:bookworm-slim
 
-# The Maven release that .mvn/wrapper/maven-wrapper.properties pins, so this runs the README's
-# `./mvnw -q -DskipTests package` without the wrapper downloading Maven again.
-FROM maven:3.9.9-eclipse-temurin-21 AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
 COPY .mvn/ .mvn/
 COPY pom.xml ./
@@ -20,17 +27,24 @@ COPY storage/ storage/
 COPY server/ server/
 COPY bench/ bench/
 COPY cli/ cli/
-RUN --mount=type=cache,target=/root/.m2 mvn -q -B -DskipTests package
+# The README's `./mvnw -q -DskipTests package` with the image's Maven, plus -Pimage: the fat jar keeps only the
+# linux x86_64 native libraries (cli/pom.xml). The cache mount keeps downloaded dependencies between builds.
+RUN --mount=type=cache,target=/root/.m2 mvn -q -B -DskipTests -Pimage package
+# A Java runtime with only the modules the jar uses (jdeps), plus jcmd for thread and heap dumps: about a third of
+# a full JRE.
+RUN jlink --add-modules "$(jdeps --ignore-missing-deps --print-module-deps --multi-release 17 cli/target/larder.jar),jdk.jcmd" \
+      --strip-java-debug-attributes --no-man-pages --no-header-files --compress=2 --output /opt/java
 
-FROM eclipse-temurin:21-jre-noble
+FROM ${RUNTIME_IMAGE}
 
 # A numeric non-root user: an orchestrator can verify runAsNonRoot without a passwd lookup. It owns /data only;
-# the jar and the health check stay root-owned and read-only to it.
+# the runtime, the jar and the health check stay root-owned and read-only to it.
 RUN groupadd --gid 10001 larder \
  && useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin larder \
  && mkdir -p /data \
  && chown 10001:10001 /data
 
+COPY --from=build /opt/java /opt/java
 COPY --from=build /src/cli/target/larder.jar /app/larder.jar
 COPY --chmod=0755 deploy/docker/healthcheck.sh /app/healthcheck.sh
 
@@ -46,7 +60,9 @@ COPY --chmod=0755 deploy/docker/healthcheck.sh /app/healthcheck.sh
 # is noexec), as docker-compose.yml does. /tmp is also where the JVM's attach socket goes (jcmd, async-profiler).
 # MALLOC_ARENA_MAX: RocksDB's and the JVM's native allocations from many threads otherwise spread over up to
 # 8 x cores glibc arenas, which shows up as resident memory the limit counts.
-ENV LARDER_HOST=0.0.0.0 \
+ENV PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    JAVA_HOME=/opt/java \
+    LARDER_HOST=0.0.0.0 \
     LARDER_PORT=8080 \
     LARDER_ADMIN_PORT=8081 \
     LARDER_DATA_DIR=/data \
@@ -61,5 +77,5 @@ USER 10001:10001
 # SIGTERM starts the server's drain (up to LARDER_SHUTDOWN_TIMEOUT), then it syncs and closes the store and exits
 # 0. The exec-form entrypoint makes java PID 1, so the signal reaches it and not a shell.
 STOPSIGNAL SIGTERM
-HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD ["/app/healthcheck.sh"]
+HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 CMD ["/app/healthcheck.sh"]
 ENTRYPOINT ["java", "-jar", "/app/larder.jar", "serve"]

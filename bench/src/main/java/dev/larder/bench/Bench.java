@@ -23,8 +23,6 @@ public final class Bench {
     private final BenchOptions options;
     private final SweepOptions sweep;
     private final PrintStream out;
-    /** Connections the prefill uses at most. */
-    static final int PREFILL_CONNECTIONS = 8;
 
     private Zipfian zipfian;
 
@@ -70,7 +68,7 @@ public final class Bench {
         AtomicLong putCursor = new AtomicLong();
         String prefill = null;
         if (options.prefill()) {
-            prefill = prefill(server, encoder, putCursor);
+            prefill = Prefill.run(server, encoder, putCursor, options, out);
         }
         List<RunResult> runs = new ArrayList<>();
         SweepOutcome outcome = null;
@@ -81,32 +79,6 @@ public final class Bench {
         }
         return new TargetResult(server.label(), server.url(), server.adminUrl(), server.settings(), prefill, runs,
                 outcome);
-    }
-
-    private String prefill(ServerHandle server, RequestEncoder encoder, AtomicLong putCursor) {
-        long keys = options.workload().keys();
-        out.printf("  prefill: PUT k1..k%d ...%n", keys);
-        AtomicLong cursor = new AtomicLong();
-        // Few connections: a closed loop on all of them could overflow a small server queue, and every rejected
-        // PUT would be a key missing from the reads that follow.
-        int connections = Math.min(options.connections(), PREFILL_CONNECTIONS);
-        LoadGenerator.Plan plan = new LoadGenerator.Plan(server.url(), 0, connections,
-                Math.min(options.threads(), connections), Duration.ZERO, null, options.timeout());
-        LoadGenerator.Outcome o = LoadGenerator.run(plan,
-                t -> encoder.prefill(cursor, keys, options.workload().valueSize(), options.seed() + 1000 + t), null);
-        RunResult r = RunResult.merge(server.label(), server.url(), "prefill", 0, connections, o,
-                List.of());
-        putCursor.set(keys);
-        String summary = String.format(Locale.ROOT, "PUT k1..k%d: %d answers in %.1fs (%.0f req/s), status %s%s",
-                keys, r.completed(), r.seconds(), r.achievedRate(), r.statusCounts(),
-                r.errors().total() > 0 ? ", socket errors " + r.errors().total() : "");
-        out.println("  prefill: " + summary);
-        long ok = r.statusCounts().getOrDefault(201, 0L) + r.statusCounts().getOrDefault(200, 0L)
-                + r.statusCounts().getOrDefault(204, 0L);
-        if (ok < keys) {
-            out.printf("  WARNING: prefill wrote %d of %d keys; GETs of the others will answer 404%n", ok, keys);
-        }
-        return summary;
     }
 
     private SweepOutcome sweep(ServerHandle server, RequestEncoder encoder, AtomicLong putCursor,
@@ -204,8 +176,10 @@ public final class Bench {
             zipfian = new Zipfian(options.workload().keys(), Zipfian.THETA);
         }
         Zipfian z = zipfian;
-        LoadGenerator.Plan plan = new LoadGenerator.Plan(server.url(), rate, options.connections(),
-                options.threads(), warmup, options.duration(), options.timeout());
+        long threshold = (sweep != null ? sweep.slo() : Slo.parse(Slo.DEFAULT)).thresholdMicros();
+        LoadGenerator.Plan plan = LoadGenerator.Plan.single(server.url(), rate, options.connections(),
+                options.threads(), warmup, options.duration(), options.timeout(), threshold,
+                t -> encoder.workload(options.workload(), z, putCursor, options.seed() * 31 + t + (long) rate));
         AtomicReference<Thread> profiler = new AtomicReference<>();
         List<ProfileResult> profiles = java.util.Collections.synchronizedList(new ArrayList<>());
         LoadGenerator.Listener listener = options.profileEvents().isEmpty() ? null : (start, end) -> {
@@ -214,8 +188,7 @@ public final class Bench {
             t.start();
             profiler.set(t);
         };
-        LoadGenerator.Outcome outcome = LoadGenerator.run(plan,
-                t -> encoder.workload(options.workload(), z, putCursor, options.seed() * 31 + t + (long) rate), listener);
+        LoadGenerator.Outcome outcome = LoadGenerator.run(plan, listener);
         Thread t = profiler.get();
         if (t != null) {
             try {
@@ -225,7 +198,7 @@ public final class Bench {
             }
         }
         RunResult r = RunResult.merge(server.label(), server.url(), options.workload().describe(), rate,
-                options.connections(), outcome, List.copyOf(profiles));
+                options.connections(), outcome.windows().get(0), List.copyOf(profiles));
         if (printWrk2) {
             Wrk2Format.header(out, r, options.duration());
             Wrk2Format.body(out, r);
@@ -281,17 +254,7 @@ public final class Bench {
                 out.println("  report: " + index.toAbsolutePath().normalize());
             }
             if (options.json() != null) {
-                String json = JsonSummary.of(result);
-                if (options.jsonToStdout()) {
-                    stdout.println(json);
-                } else {
-                    Path parent = options.json().toAbsolutePath().getParent();
-                    if (parent != null) {
-                        Files.createDirectories(parent);
-                    }
-                    Files.writeString(options.json(), json + "\n");
-                    out.println("  json: " + options.json());
-                }
+                JsonSummary.write(options, JsonSummary.of(result), out, stdout);
             }
         } catch (IOException | UncheckedIOException e) {
             throw new BenchException("cannot write results: " + e.getMessage(), e);

@@ -104,11 +104,24 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
     /** One line describing the generator settings, for the report. */
     public String describe() {
         return String.format(Locale.ROOT, "rate=%s connections=%d threads=%d warmup=%ss duration=%ss timeout=%ss "
-                        + "workload=%s keys=%d distribution=%s put-ids=%s value-size=%s prefill=%s seed=%d transport=%s",
-                rate == 0 ? "0 (closed loop)" : Units.rate(rate), connections, threads, seconds(warmup),
-                seconds(duration), seconds(timeout), workload.describe(), workload.keys(),
-                workload.distribution().flag(), workload.randomPutIds() ? "random" : "sequential",
-                workload.valueSize(), prefill, seed, LoadGenerator.transportName());
+                        + "workload=%s %s", rate == 0 ? "0 (closed loop)" : Units.rate(rate), connections, threads,
+                seconds(warmup), seconds(duration), seconds(timeout), workload.describe(), keysAndValues());
+    }
+
+    /**
+     * The settings that hold for every phase of {@code bench tail}, whose rates, durations and requests change from
+     * phase to phase (they are in {@link TailOptions#describe()}).
+     */
+    public String describeConnections() {
+        return String.format(Locale.ROOT, "connections=%d threads=%d timeout=%ss %s", connections, threads,
+                seconds(timeout), keysAndValues());
+    }
+
+    private String keysAndValues() {
+        return String.format(Locale.ROOT, "keys=%d distribution=%s put-ids=%s value-size=%s prefill=%s seed=%d "
+                        + "transport=%s", workload.keys(), workload.distribution().flag(),
+                workload.randomPutIds() ? "random" : "sequential", workload.valueSize(), prefill, seed,
+                LoadGenerator.transportName());
     }
 
     private static String seconds(Duration d) {

@@ -10,10 +10,13 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One keep-alive connection with its own send schedule: request {@code k} is due at {@code start + k × interval},
- * one request is in flight at a time, and a request whose predecessor answered late goes out the moment the
- * connection is free. Latency is taken from the due time (coordinated-omission corrected, as wrk2) and, beside it,
- * from the actual send.
+ * One keep-alive connection with its own send schedule: in each phase of the {@link Schedule}, request {@code k} is
+ * due at {@code phase start + (offset + k) × interval}, one request is in flight at a time, and a request whose
+ * predecessor answered late goes out the moment the connection is free. Latency is taken from the due time
+ * (coordinated-omission corrected, as wrk2) and, beside it, from the actual send.
+ *
+ * <p>A connection moves to the next phase only when its next due time falls in it: requests that fell due before a
+ * switch are still sent, with the old phase's request kind, and their latency still counts from their due time.
  *
  * <p>Confined to its thread's event loop. The same instance is the handler of each channel it opens in turn,
  * never of two at once, hence {@code @Sharable}.
@@ -27,8 +30,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final Runnable sendTask = this::onTimer;
     private final Runnable reconnectTask = this::connect;
 
-    // Schedule: due time of request k is firstDue + k * interval (interval 0 = closed loop, due = now).
-    private final double intervalNanos;
+    // This connection's shift within one interval, as a fraction of it (j / connections), so the connections of
+    // one phase spread their requests evenly instead of sending together.
+    private final double offset;
+    // In the current phase: request k is due at firstDue + k * interval (interval 0 = closed loop, due = now).
+    private int phase;
+    private double intervalNanos;
     private long firstDue;
     private long sequence;
 
@@ -40,10 +47,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private long sentDue;
     private long sentAt;
 
-    Connection(GeneratorThread thread, Bootstrap bootstrap, double intervalNanos) {
+    Connection(GeneratorThread thread, Bootstrap bootstrap, double offset) {
         this.thread = thread;
         this.bootstrap = bootstrap;
-        this.intervalNanos = intervalNanos;
+        this.offset = offset;
     }
 
     /** Opens the channel; the future completes when it is connected (or failed). */
@@ -67,10 +74,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return f;
     }
 
-    /** Starts the schedule: the first request is due at {@code firstDue}. */
-    void start(long firstDue) {
-        this.firstDue = firstDue;
-        this.sequence = 0;
+    /** Starts the thread's schedule at its first phase. */
+    void start() {
+        enter(0, false);
         if (channel == null) {
             connect(); // its first connect failed; keep trying while the run lasts
         } else {
@@ -86,7 +92,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return sentAt;
     }
 
-    /** Requests that were due before {@code until} but never went out (the connection was busy or down). */
+    /**
+     * Requests that were due before {@code until} but never went out (the connection was busy or down), counted at
+     * the current phase's interval (an approximation when the backlog spans a phase it has not reached yet).
+     */
     long behindSchedule(long until) {
         if (intervalNanos == 0 || exhausted) {
             return 0;
@@ -100,6 +109,31 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private long due() {
         return firstDue + (long) (sequence * intervalNanos);
+    }
+
+    // The due time of the next request, moving on to later phases once it falls in them.
+    private long nextDue(long now) {
+        Schedule schedule = thread.schedule();
+        while (true) {
+            long due = intervalNanos == 0 ? now : due();
+            if (phase + 1 >= schedule.phases() || due < schedule.start(phase + 1)) {
+                return due;
+            }
+            enter(phase + 1, true);
+        }
+    }
+
+    private void enter(int next, boolean switching) {
+        Schedule schedule = thread.schedule();
+        double interval = schedule.interval(next);
+        phase = next;
+        // The same rate continues the same schedule (a warm-up flowing into its window keeps its exact timing).
+        if (switching && interval == intervalNanos) {
+            return;
+        }
+        intervalNanos = interval;
+        firstDue = schedule.start(next) + (long) (offset * interval);
+        sequence = 0;
     }
 
     void close() {
@@ -130,13 +164,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
             return;
         }
         long now = System.nanoTime();
-        long due = intervalNanos == 0 ? now : due();
+        long due = nextDue(now);
         if (due > now) {
             timerPending = true;
             thread.loop().schedule(sendTask, due - now, TimeUnit.NANOSECONDS);
             return;
         }
-        ByteBuf request = thread.requests().next(ch.alloc());
+        ByteBuf request = thread.requests(phase).next(ch.alloc());
         if (request == null) {
             exhausted = true;
             thread.connectionIdle();

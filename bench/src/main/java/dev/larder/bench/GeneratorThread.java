@@ -4,15 +4,15 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * The state of one generator thread (one event loop and its connections): its own histograms and counters, touched
- * only by that loop, so recording needs no synchronisation; they are merged when the run ends (as wrk2 does).
- * Responses are counted when they arrive inside the measured window {@code [measureStart, measureEnd)}.
+ * The state of one generator thread (one event loop and its connections): the request source of each phase of the
+ * {@link Schedule} and a {@link WindowRecorder} for each measured phase, touched only by that loop, so recording
+ * needs no synchronisation; they are merged when the run ends (as wrk2 does). An answer counts in the measured phase
+ * it arrives in.
  */
 final class GeneratorThread {
 
@@ -21,38 +21,28 @@ final class GeneratorThread {
         return new Histogram(1, 86_400_000_000L, 3);
     }
 
-    private static final long SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-
     private final EventLoop loop;
-    private final RequestSource requests;
+    private final RequestSource[] requests;
     private final long timeoutNanos;
     private final List<Connection> connections = new ArrayList<>();
-    private final Histogram corrected = newHistogram();
-    private final Histogram uncorrected = newHistogram();
-    private final Histogram lag = newHistogram();
-    private final long[] statusCounts = new long[600];
-    private double[] rateSamples = new double[64];
-    private int rateSampleCount;
 
-    private long measureStart = Long.MAX_VALUE;
-    private long measureEnd = Long.MAX_VALUE;
+    private Schedule schedule;
+    // Per phase; null where the phase is not measured.
+    private WindowRecorder[] windows;
+    // The phase the loop's clock is in; time only moves forward on one thread, so it only moves forward too.
+    private int current;
     private boolean running;
-    private long completed;
     private long completedTotal;
-    private long bytes;
-    private long connectErrors;
-    private long readErrors;
-    private long timeouts;
     private int idleConnections;
-    private long lastSampleCount;
-    private long lastSampleAt;
-    private long behindAtStart = -1;
+    // Failed connects before the schedule started (counted in the first measured window then).
+    private long earlyConnectErrors;
     private ScheduledFuture<?> ticker;
     private Promise<Void> exhausted;
 
-    GeneratorThread(EventLoop loop, RequestSource requests, long timeoutNanos) {
+    /** @param requests the request source of each phase */
+    GeneratorThread(EventLoop loop, RequestSource[] requests, long timeoutNanos) {
         this.loop = loop;
-        this.requests = requests;
+        this.requests = requests.clone();
         this.timeoutNanos = timeoutNanos;
     }
 
@@ -60,8 +50,12 @@ final class GeneratorThread {
         return loop;
     }
 
-    RequestSource requests() {
-        return requests;
+    RequestSource requests(int phase) {
+        return requests[phase];
+    }
+
+    Schedule schedule() {
+        return schedule;
     }
 
     boolean running() {
@@ -77,22 +71,39 @@ final class GeneratorThread {
     }
 
     /**
-     * Starts every connection's schedule (on the loop). {@code firstDue[i]} is connection i's first due time; the
-     * ticker samples the rate and enforces the request timeout; {@code exhausted} completes when a bounded request
-     * source has run dry and every answer is in.
+     * Starts every connection's schedule (on the loop). {@code measured[i]} says whether phase i is a measured
+     * window; the ticker samples the rate and enforces the request timeout; {@code exhausted} completes when a
+     * bounded request source has run dry and every answer is in.
      */
-    void start(long[] firstDue, long measureStart, long measureEnd, Promise<Void> exhausted) {
-        this.measureStart = measureStart;
-        this.measureEnd = measureEnd;
+    void start(Schedule schedule, boolean[] measured, long thresholdMicros, Promise<Void> exhausted) {
+        this.schedule = schedule;
+        this.windows = new WindowRecorder[schedule.phases()];
         this.exhausted = exhausted;
         this.running = true;
-        this.lastSampleAt = measureStart;
-        ticker = loop.scheduleAtFixedRate(this::tick, SAMPLE_NANOS, SAMPLE_NANOS, TimeUnit.NANOSECONDS);
-        if (measureStart < Long.MAX_VALUE / 4) {
-            loop.schedule(this::windowOpens, Math.max(0, measureStart - System.nanoTime()), TimeUnit.NANOSECONDS);
+        for (int i = 0; i < windows.length; i++) {
+            if (measured[i]) {
+                WindowRecorder w = new WindowRecorder(schedule.start(i), schedule.end(i), thresholdMicros);
+                windows[i] = w;
+                loop.schedule(() -> w.opened(behindSchedule(w.start())),
+                        Math.max(0, w.start() - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (w.end() < Long.MAX_VALUE / 4) {
+                    loop.schedule(() -> close(w, w.end()), Math.max(0, w.end() - System.nanoTime()),
+                            TimeUnit.NANOSECONDS);
+                }
+            }
         }
-        for (int i = 0; i < connections.size(); i++) {
-            connections.get(i).start(firstDue[i]);
+        for (WindowRecorder w : windows) {
+            if (w != null) {
+                for (; earlyConnectErrors > 0; earlyConnectErrors--) {
+                    w.connectError();
+                }
+                break;
+            }
+        }
+        ticker = loop.scheduleAtFixedRate(this::tick, WindowRecorder.SAMPLE_NANOS, WindowRecorder.SAMPLE_NANOS,
+                TimeUnit.NANOSECONDS);
+        for (Connection c : connections) {
+            c.start();
         }
     }
 
@@ -107,13 +118,22 @@ final class GeneratorThread {
         }
     }
 
-    // How far behind schedule the connections are when the window opens: warm-up backlog spilling into it.
-    private void windowOpens() {
+    private void close(WindowRecorder w, long at) {
+        long inFlight = 0;
+        for (Connection c : connections) {
+            if (c.inFlight()) {
+                inFlight++;
+            }
+        }
+        w.closed(inFlight, behindSchedule(at));
+    }
+
+    private long behindSchedule(long until) {
         long behind = 0;
         for (Connection c : connections) {
-            behind += c.behindSchedule(measureStart);
+            behind += c.behindSchedule(until);
         }
-        behindAtStart = behind;
+        return behind;
     }
 
     private void tick() {
@@ -123,53 +143,90 @@ final class GeneratorThread {
                 c.timeout();
             }
         }
-        if (now >= measureStart && now - lastSampleAt >= SAMPLE_NANOS && lastSampleAt < measureEnd) {
-            if (rateSampleCount == rateSamples.length) {
-                rateSamples = Arrays.copyOf(rateSamples, rateSampleCount * 2);
-            }
-            rateSamples[rateSampleCount++] = (completed - lastSampleCount) * 1e9 / (now - lastSampleAt);
-            lastSampleCount = completed;
-            lastSampleAt = now;
+        WindowRecorder w = windowAt(now);
+        if (w != null) {
+            w.sample(now);
         }
     }
 
-    private boolean inWindow(long now) {
-        return now >= measureStart && now < measureEnd;
+    // The measured window `now` falls in, or null.
+    private WindowRecorder windowAt(long now) {
+        if (schedule == null || now < schedule.start(0)) {
+            return null;
+        }
+        while (current + 1 < windows.length && now >= schedule.start(current + 1)) {
+            current++;
+        }
+        return now < schedule.end(current) ? windows[current] : null;
+    }
+
+    // Socket errors count in the window they happen in, else in the last one before (or the first one after), so
+    // those of a warm-up are not lost.
+    private WindowRecorder errorWindow() {
+        WindowRecorder w = windowAt(System.nanoTime());
+        if (w != null || windows == null) {
+            return w;
+        }
+        WindowRecorder before = null;
+        WindowRecorder after = null;
+        for (int i = 0; i < windows.length; i++) {
+            if (windows[i] == null) {
+                continue;
+            }
+            if (i <= current) {
+                before = windows[i];
+            } else if (after == null) {
+                after = windows[i];
+            }
+        }
+        return before != null ? before : after;
     }
 
     void responseReceived(long now, long due, long sentAt, int status) {
         completedTotal++;
-        if (!inWindow(now)) {
-            return;
+        WindowRecorder w = windowAt(now);
+        if (w != null) {
+            w.response(now, due, sentAt, status);
         }
-        completed++;
-        corrected.recordValue(Math.min(Math.max(0, (now - due) / 1000), corrected.getHighestTrackableValue()));
-        uncorrected.recordValue(Math.min(Math.max(0, (now - sentAt) / 1000), uncorrected.getHighestTrackableValue()));
-        statusCounts[status < statusCounts.length ? status : 0]++;
     }
 
     void recordLag(long now, long lagNanos) {
-        if (inWindow(now)) {
-            lag.recordValue(Math.min(Math.max(0, lagNanos / 1000), lag.getHighestTrackableValue()));
+        WindowRecorder w = windowAt(now);
+        if (w != null) {
+            w.lag(lagNanos);
         }
     }
 
     void bytesRead(long now, int n) {
-        if (inWindow(now)) {
-            bytes += n;
+        WindowRecorder w = windowAt(now);
+        if (w != null) {
+            w.bytes(n);
         }
     }
 
     void connectError() {
-        connectErrors++;
+        if (windows == null) {
+            earlyConnectErrors++;
+            return;
+        }
+        WindowRecorder w = errorWindow();
+        if (w != null) {
+            w.connectError();
+        }
     }
 
     void readError() {
-        readErrors++;
+        WindowRecorder w = errorWindow();
+        if (w != null) {
+            w.readError();
+        }
     }
 
     void timeoutError() {
-        timeouts++;
+        WindowRecorder w = errorWindow();
+        if (w != null) {
+            w.timeout();
+        }
     }
 
     /** Responses received so far, warm-up included (for the prefill's progress watchdog). */
@@ -184,18 +241,21 @@ final class GeneratorThread {
         }
     }
 
-    /** Copies this thread's results (on the loop, after {@link #stop()}). */
-    ThreadStats snapshot(long until) {
-        long inFlight = 0;
-        long behind = 0;
-        for (Connection c : connections) {
-            if (c.inFlight()) {
-                inFlight++;
+    /**
+     * Copies this thread's results, one per measured phase in order (on the loop, after {@link #stop()}); a window
+     * still open (a run that ended when its sources ran dry) is closed at {@code until}.
+     */
+    List<ThreadStats> snapshot(long until) {
+        List<ThreadStats> out = new ArrayList<>();
+        for (WindowRecorder w : windows) {
+            if (w == null) {
+                continue;
             }
-            behind += c.behindSchedule(until);
+            if (!w.isClosed()) {
+                close(w, until);
+            }
+            out.add(w.snapshot(completedTotal));
         }
-        return new ThreadStats(corrected.copy(), uncorrected.copy(), lag.copy(), completed, completedTotal, bytes,
-                new SocketErrors(connectErrors, readErrors, 0, timeouts), statusCounts.clone(),
-                Arrays.copyOf(rateSamples, rateSampleCount), inFlight, behind, Math.max(0, behindAtStart));
+        return out;
     }
 }

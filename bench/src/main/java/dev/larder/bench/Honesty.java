@@ -40,9 +40,10 @@ final class Honesty {
             double expected = r.targetRate() * r.seconds();
             if (r.behindAtStart() > 0.01 * expected) {
                 out.add(new Warning(Warning.Kind.WARMUP_BACKLOG, String.format(Locale.ROOT,
-                        "%d requests due during the warm-up were still unsent when the window opened (%.1f%% of the "
-                                + "window's): the server had not caught up, so the window starts with a backlog; "
-                                + "use a longer --warmup", r.behindAtStart(), 100 * r.behindAtStart() / expected)));
+                        "%d requests due before the window opened (in the warm-up or the previous phase) were still "
+                                + "unsent when it opened (%.1f%% of the window's): the server had not caught up, so "
+                                + "the window starts with a backlog; in a single run use a longer --warmup",
+                        r.behindAtStart(), 100 * r.behindAtStart() / expected)));
             }
             // Little's law with one request in flight per connection: a connection is busy for the uncorrected
             // latency, so carrying `rate` needs rate × latency connections at that percentile.

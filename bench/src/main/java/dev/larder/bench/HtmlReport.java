@@ -37,9 +37,15 @@ public final class HtmlReport {
                 Hgrm.write(hgrmDir.resolve(hgrmName(t, r)), r);
             }
         }
-        Path index = dir.resolve("index.html");
         Map<String, String> charts = new java.util.LinkedHashMap<>();
-        Files.writeString(index, render(result, dir, charts), StandardCharsets.UTF_8);
+        return writePage(dir, render(result, dir, charts), charts);
+    }
+
+    /** Writes {@code dir/index.html} and each chart as a standalone {@code dir/charts/NAME.svg}; returns the page. */
+    static Path writePage(Path dir, String html, Map<String, String> charts) throws IOException {
+        Files.createDirectories(dir);
+        Path index = dir.resolve("index.html");
+        Files.writeString(index, html, StandardCharsets.UTF_8);
         // The same charts as standalone files, for embedding in documents.
         Path chartDir = dir.resolve("charts");
         Files.createDirectories(chartDir);
@@ -49,13 +55,11 @@ public final class HtmlReport {
         return index;
     }
 
-    static String hgrmName(TargetResult t, RunResult r) {
-        return Bench.fileSafe(t.label()) + "-" + (r.closedLoop() ? "max" : Units.rate(r.targetRate())) + ".hgrm";
-    }
-
-    static String render(BenchResult result, Path dir, Map<String, String> charts) {
+    /** The page's head, style and title block (command, generator settings), shared by every report. */
+    static StringBuilder pageHead(String title, String started, String machine, String command, String generator) {
         StringBuilder h = new StringBuilder();
-        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>larder bench report</title>\n");
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>").append(esc(title))
+                .append("</title>\n");
         h.append("<style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
                 + "h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}"
                 + "h3{font-size:15px}table{border-collapse:collapse;font-size:12px;margin:8px 0}"
@@ -63,11 +67,20 @@ public final class HtmlReport {
                 + "td.l,th.l{text-align:left}pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:12px}"
                 + ".miss{color:#b00}.ok{color:#070}.warn{color:#b05a00}.verdict{font-size:17px;font-weight:bold}"
                 + "</style>\n</head><body>\n");
-        h.append("<h1>larder bench report</h1>\n");
-        h.append("<p>").append(esc(result.started().toString())).append(" &middot; generator on ")
-                .append(esc(result.machine())).append("</p>\n");
-        h.append("<h3>Command</h3><pre>").append(esc(result.options().commandLine())).append("</pre>\n");
-        h.append("<h3>Generator</h3><pre>").append(esc(result.options().describe())).append("</pre>\n");
+        h.append("<h1>").append(esc(title)).append("</h1>\n");
+        h.append("<p>").append(esc(started)).append(" &middot; generator on ").append(esc(machine)).append("</p>\n");
+        h.append("<h3>Command</h3><pre>").append(esc(command)).append("</pre>\n");
+        h.append("<h3>Generator</h3><pre>").append(esc(generator)).append("</pre>\n");
+        return h;
+    }
+
+    static String hgrmName(TargetResult t, RunResult r) {
+        return Bench.fileSafe(t.label()) + "-" + (r.closedLoop() ? "max" : Units.rate(r.targetRate())) + ".hgrm";
+    }
+
+    static String render(BenchResult result, Path dir, Map<String, String> charts) {
+        StringBuilder h = pageHead("larder bench report", result.started().toString(), result.machine(),
+                result.options().commandLine(), result.options().describe());
         if (result.sweep() != null) {
             h.append("<p>SLO: ").append(esc(result.sweep().slo().describe())).append("</p>\n");
             for (int i = 0; i < result.targets().size(); i++) {
@@ -134,7 +147,7 @@ public final class HtmlReport {
         return h.toString();
     }
 
-    private static String chart(Map<String, String> charts, String name, String svg) {
+    static String chart(Map<String, String> charts, String name, String svg) {
         charts.put(name, svg);
         return svg;
     }
@@ -229,7 +242,7 @@ public final class HtmlReport {
         return pts;
     }
 
-    private static String percentileLabel(double x) {
+    static String percentileLabel(double x) {
         if (x <= 1) {
             return "0%";
         }
@@ -366,7 +379,7 @@ public final class HtmlReport {
         return pts;
     }
 
-    private static String color(int i) {
+    static String color(int i) {
         return TARGET_COLORS[i % TARGET_COLORS.length];
     }
 

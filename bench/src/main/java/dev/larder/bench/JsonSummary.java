@@ -1,5 +1,9 @@
 package dev.larder.bench;
 
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
@@ -9,6 +13,23 @@ final class JsonSummary {
     private static final double[] PERCENTILES = {50, 75, 90, 99, 99.9, 99.99, 99.999};
 
     private JsonSummary() {
+    }
+
+    /**
+     * Writes {@code json} where {@code options} ask: to {@code stdout} for {@code --json -}, else to the file (its
+     * directory created), saying so on {@code text}.
+     */
+    static void write(BenchOptions options, String json, PrintStream text, PrintStream stdout) throws IOException {
+        if (options.jsonToStdout()) {
+            stdout.println(json);
+            return;
+        }
+        Path parent = options.json().toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(options.json(), json + "\n");
+        text.println("  json: " + options.json());
     }
 
     static String of(BenchResult result) {
@@ -58,7 +79,7 @@ final class JsonSummary {
         return j.endObject().toString();
     }
 
-    private static void run(Json j, RunResult r, SweepOutcome sweep) {
+    static void run(Json j, RunResult r, SweepOutcome sweep) {
         j.beginObject();
         j.field("target_rate", r.targetRate());
         j.field("closed_loop", r.closedLoop());
@@ -92,6 +113,7 @@ final class JsonSummary {
             j.beginObject().field("kind", w.kind().name()).field("message", w.message()).endObject();
         }
         j.endArray();
+        timeline(j, r.timeline());
         j.key("profiles").beginArray();
         for (ProfileResult p : r.profiles()) {
             j.beginObject().field("event", p.event()).field("seconds", p.seconds())
@@ -114,7 +136,27 @@ final class JsonSummary {
         j.endObject();
     }
 
-    private static void histogram(Json j, Histogram h) {
+    // Columns rather than one object per second: a plotting script reads each series as one array.
+    private static void timeline(Json j, Timeline t) {
+        j.key("timeline").beginObject();
+        j.field("threshold_ms", t.thresholdMicros() / 1000.0);
+        column(j, "requests", t, s -> s.completed());
+        column(j, "over_threshold", t, s -> s.overThreshold());
+        column(j, "p50_ms", t, s -> s.p50() / 1000.0);
+        column(j, "p99_ms", t, s -> s.p99() / 1000.0);
+        column(j, "max_ms", t, s -> s.max() / 1000.0);
+        j.endObject();
+    }
+
+    private static void column(Json j, String name, Timeline t, java.util.function.ToDoubleFunction<Timeline.Second> f) {
+        j.key(name).beginArray();
+        for (Timeline.Second s : t.seconds()) {
+            j.value(f.applyAsDouble(s));
+        }
+        j.endArray();
+    }
+
+    static void histogram(Json j, Histogram h) {
         j.beginObject();
         j.field("count", h.getTotalCount());
         if (h.getTotalCount() > 0) {

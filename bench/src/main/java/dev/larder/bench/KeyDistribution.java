@@ -7,7 +7,13 @@ public enum KeyDistribution {
     /** Every key equally likely. */
     UNIFORM,
     /** A few keys are hot: YCSB's zipfian with constant 0.99, {@code k1} hottest. */
-    ZIPFIAN;
+    ZIPFIAN,
+    /**
+     * Every key written so far equally likely: {@code k1..kN}, N the highest id handed out to sequential PUTs
+     * (prefilled ones included), so reads that follow writes find them (a key whose PUT is still in flight answers
+     * 404, which counts as an answer, not an error).
+     */
+    WRITTEN;
 
     public String flag() {
         return name().toLowerCase(Locale.ROOT);
@@ -19,6 +25,6 @@ public enum KeyDistribution {
                 return d;
             }
         }
-        throw new IllegalArgumentException("'" + value + "' (expected uniform or zipfian)");
+        throw new IllegalArgumentException("'" + value + "' (expected uniform, zipfian or written)");
     }
 }

@@ -29,25 +29,63 @@ import java.util.function.IntFunction;
 
 /**
  * Drives one run: {@code threads} event loops, {@code connections} spread over them round-robin, each connection on
- * its own schedule. The schedules of all connections are phase-shifted evenly across one interval, so the
- * aggregate load is smooth rather than {@code connections} requests at once.
+ * its own schedule through the run's phases (a warm-up and its window, or the tail benchmark's phases one after
+ * another on the same connections). The schedules of all connections are phase-shifted evenly across one interval,
+ * so the aggregate load is smooth rather than {@code connections} requests at once.
  */
 final class LoadGenerator {
 
     /**
+     * One stretch of a run at one rate with one request kind.
+     *
+     * @param name     for outputs ({@code warm-up}, {@code PUT}, ...)
+     * @param rate     total requests/s; 0 = closed loop (each connection sends as soon as it is answered)
+     * @param duration how long it lasts; {@code null} (last phase only) = until the request sources run dry
+     * @param measured whether it is a measured window (else its answers are not counted, as a warm-up's)
+     * @param sources  the request source of each generator thread (called with the thread's index)
+     */
+    record Phase(String name, double rate, Duration duration, boolean measured, IntFunction<RequestSource> sources) {
+    }
+
+    /**
      * The shape of one run.
      *
-     * @param target      where to connect
-     * @param rate        total requests/s; 0 = closed loop (each connection sends as soon as it is answered)
-     * @param connections keep-alive connections
-     * @param threads     event loops
-     * @param warmup      excluded from the results
-     * @param duration    the measured window; {@code null} for a bounded run (prefill) that ends when the request
-     *                    sources run dry
-     * @param timeout     a request unanswered this long is counted as a timeout and its connection reopened
+     * @param target          where to connect
+     * @param connections     keep-alive connections
+     * @param threads         event loops
+     * @param timeout         a request unanswered this long is counted as a timeout and its connection reopened
+     * @param thresholdMicros the timeline counts answers above this latency per second (the SLO bound)
+     * @param phases          what to send, in order; zero-length phases are skipped
      */
-    record Plan(URI target, double rate, int connections, int threads, Duration warmup, Duration duration,
-                Duration timeout) {
+    record Plan(URI target, int connections, int threads, Duration timeout, long thresholdMicros,
+                List<Phase> phases) {
+
+        Plan {
+            phases = phases.stream().filter(p -> p.duration() == null || !p.duration().isZero()).toList();
+            if (phases.isEmpty() || phases.stream().noneMatch(Phase::measured)) {
+                throw new IllegalArgumentException("plan: no measured phase");
+            }
+            for (int i = 0; i + 1 < phases.size(); i++) {
+                if (phases.get(i).duration() == null) {
+                    throw new IllegalArgumentException("plan: only the last phase can be open-ended");
+                }
+            }
+        }
+
+        /** A warm-up then one measured window at the same rate with the same requests. */
+        static Plan single(URI target, double rate, int connections, int threads, Duration warmup, Duration duration,
+                           Duration timeout, long thresholdMicros, IntFunction<RequestSource> sources) {
+            return new Plan(target, connections, threads, timeout, thresholdMicros,
+                    List.of(new Phase("warm-up", rate, warmup, false, sources),
+                            new Phase("window", rate, duration, true, sources)));
+        }
+
+        /** A closed loop measured until the request sources run dry (the prefill). */
+        static Plan untilExhausted(URI target, int connections, int threads, Duration timeout,
+                                   IntFunction<RequestSource> sources) {
+            return new Plan(target, connections, threads, timeout, Long.MAX_VALUE,
+                    List.of(new Phase("all", 0, null, true, sources)));
+        }
     }
 
     /** Told when the schedule is fixed, so that side jobs (profiling) can line up with the measured window. */
@@ -56,12 +94,17 @@ final class LoadGenerator {
     }
 
     /**
-     * What the threads measured.
+     * What the threads measured in one measured phase.
      *
+     * @param name    the phase's name
      * @param threads per-thread statistics
-     * @param seconds length of the measured window (for a bounded run: from start to the last answer)
+     * @param seconds length of the window (for a run until the sources ran dry: from start to the last answer)
      */
-    record Outcome(List<ThreadStats> threads, double seconds) {
+    record Window(String name, List<ThreadStats> threads, double seconds) {
+    }
+
+    /** @param windows one per measured phase, in order */
+    record Outcome(List<Window> windows) {
     }
 
     private static final long START_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -74,21 +117,21 @@ final class LoadGenerator {
         return Epoll.isAvailable() ? "epoll" : "nio";
     }
 
-    static Outcome run(Plan plan, IntFunction<RequestSource> sourceForThread, Listener listener) {
+    static Outcome run(Plan plan, Listener listener) {
         IoHandlerFactory handlers = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends SocketChannel> channelClass = Epoll.isAvailable()
                 ? EpollSocketChannel.class : NioSocketChannel.class;
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(plan.threads(),
                 new DefaultThreadFactory("larder-bench", true), handlers);
         try {
-            return run(plan, sourceForThread, listener, group, channelClass);
+            return run(plan, listener, group, channelClass);
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
     }
 
-    private static Outcome run(Plan plan, IntFunction<RequestSource> sourceForThread, Listener listener,
-                               MultiThreadIoEventLoopGroup group, Class<? extends SocketChannel> channelClass) {
+    private static Outcome run(Plan plan, Listener listener, MultiThreadIoEventLoopGroup group,
+                               Class<? extends SocketChannel> channelClass) {
         URI target = plan.target();
         int port = target.getPort() > 0 ? target.getPort() : 80;
         InetSocketAddress address = new InetSocketAddress(target.getHost(), port);
@@ -96,12 +139,19 @@ final class LoadGenerator {
             throw new BenchException("cannot resolve " + target.getHost());
         }
         long timeoutNanos = plan.timeout().toNanos();
-        double intervalNanos = plan.rate() > 0 ? plan.connections() * 1e9 / plan.rate() : 0;
+        List<Phase> phases = plan.phases();
 
         List<GeneratorThread> threads = new ArrayList<>();
         int t = 0;
         for (EventExecutor executor : group) {
-            threads.add(new GeneratorThread((EventLoop) executor, sourceForThread.apply(t++), timeoutNanos));
+            RequestSource[] sources = new RequestSource[phases.size()];
+            for (int p = 0; p < sources.length; p++) {
+                // Phases given the same sources share them: a warm-up's random ids go on into its window.
+                IntFunction<RequestSource> f = phases.get(p).sources();
+                sources[p] = p > 0 && f == phases.get(p - 1).sources() ? sources[p - 1] : f.apply(t);
+            }
+            threads.add(new GeneratorThread((EventLoop) executor, sources, timeoutNanos));
+            t++;
         }
         // Connection j goes to thread j % threads; its phase is j/connections of an interval.
         List<List<Integer>> indexes = new ArrayList<>();
@@ -121,11 +171,11 @@ final class LoadGenerator {
                     .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
                             (int) Math.min(Integer.MAX_VALUE, Math.max(1000, plan.timeout().toMillis())));
-            int count = indexes.get(i).size();
+            List<Integer> mine = indexes.get(i);
             connects.addAll(await(thread.loop().submit(() -> {
                 List<ChannelFuture> fs = new ArrayList<>();
-                for (int k = 0; k < count; k++) {
-                    Connection c = new Connection(thread, bootstrap, intervalNanos);
+                for (int j : mine) {
+                    Connection c = new Connection(thread, bootstrap, (double) j / plan.connections());
                     thread.add(c);
                     fs.add(c.connect());
                 }
@@ -147,50 +197,82 @@ final class LoadGenerator {
                     + (lastCause == null ? "timed out" : lastCause.getMessage()), lastCause);
         }
 
-        boolean bounded = plan.duration() == null;
         long t0 = System.nanoTime() + START_DELAY_NANOS;
-        long measureStart = bounded ? t0 : t0 + plan.warmup().toNanos();
-        long measureEnd = bounded ? Long.MAX_VALUE / 2 : measureStart + plan.duration().toNanos();
+        long[] starts = new long[phases.size() + 1];
+        double[] intervals = new double[phases.size()];
+        boolean[] measured = new boolean[phases.size()];
+        starts[0] = t0;
+        for (int p = 0; p < phases.size(); p++) {
+            Phase phase = phases.get(p);
+            starts[p + 1] = phase.duration() == null ? Long.MAX_VALUE / 2 : starts[p] + phase.duration().toNanos();
+            intervals[p] = phase.rate() > 0 ? plan.connections() * 1e9 / phase.rate() : 0;
+            measured[p] = phase.measured();
+        }
+        Schedule schedule = new Schedule(starts, intervals);
+        boolean bounded = phases.get(phases.size() - 1).duration() == null;
+        long end = starts[phases.size()];
         if (listener != null) {
-            listener.scheduled(measureStart, measureEnd);
+            int first = 0;
+            while (!measured[first]) {
+                first++;
+            }
+            int last = measured.length - 1;
+            while (!measured[last]) {
+                last--;
+            }
+            listener.scheduled(starts[first], starts[last + 1]);
         }
         List<Promise<Void>> exhausted = new ArrayList<>();
-        List<Future<ThreadStats>> results = new ArrayList<>();
-        for (int i = 0; i < threads.size(); i++) {
-            GeneratorThread thread = threads.get(i);
-            long[] firstDue = new long[indexes.get(i).size()];
-            for (int k = 0; k < firstDue.length; k++) {
-                firstDue[k] = t0 + (long) (intervalNanos * indexes.get(i).get(k) / plan.connections());
-            }
+        List<Future<List<ThreadStats>>> results = new ArrayList<>();
+        for (GeneratorThread thread : threads) {
             Promise<Void> done = thread.loop().newPromise();
             exhausted.add(done);
             // Everyone starts at t0, closed loop included, so nothing is answered before the window can open.
-            thread.loop().schedule(() -> thread.start(firstDue, measureStart, measureEnd, done),
+            thread.loop().schedule(() -> thread.start(schedule, measured, plan.thresholdMicros(), done),
                     t0 - System.nanoTime(), TimeUnit.NANOSECONDS);
             if (!bounded) {
                 results.add(thread.loop().schedule(() -> {
-                    ThreadStats stats = thread.snapshot(measureEnd);
+                    List<ThreadStats> stats = thread.snapshot(end);
                     thread.stop();
                     return stats;
-                }, measureEnd - System.nanoTime(), TimeUnit.NANOSECONDS));
+                }, end - System.nanoTime(), TimeUnit.NANOSECONDS));
             }
         }
         if (bounded) {
             awaitExhausted(threads, exhausted, plan.timeout());
-            long end = System.nanoTime();
+            long stopped = System.nanoTime();
             for (GeneratorThread thread : threads) {
                 results.add(thread.loop().submit(() -> {
-                    ThreadStats stats = thread.snapshot(end);
+                    List<ThreadStats> stats = thread.snapshot(stopped);
                     thread.stop();
                     return stats;
                 }));
             }
-            List<ThreadStats> stats = collect(results, 60_000);
-            return new Outcome(stats, (end - t0) / 1e9);
+            List<List<ThreadStats>> stats = collect(results, 60_000);
+            return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9));
         }
-        long waitMillis = TimeUnit.NANOSECONDS.toMillis(measureEnd - System.nanoTime()) + 30_000;
-        List<ThreadStats> stats = collect(results, waitMillis);
-        return new Outcome(stats, (measureEnd - measureStart) / 1e9);
+        long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
+        List<List<ThreadStats>> stats = collect(results, waitMillis);
+        return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9));
+    }
+
+    // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
+    private static List<Window> windows(List<Phase> phases, List<List<ThreadStats>> perThread,
+                                        java.util.function.IntToDoubleFunction seconds) {
+        List<Window> out = new ArrayList<>();
+        int w = 0;
+        for (int p = 0; p < phases.size(); p++) {
+            if (!phases.get(p).measured()) {
+                continue;
+            }
+            List<ThreadStats> threads = new ArrayList<>();
+            for (List<ThreadStats> t : perThread) {
+                threads.add(t.get(w));
+            }
+            out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p)));
+            w++;
+        }
+        return out;
     }
 
     // A bounded run has no deadline, so it must notice when the server stops answering instead of waiting forever.
@@ -217,9 +299,9 @@ final class LoadGenerator {
         }
     }
 
-    private static List<ThreadStats> collect(List<Future<ThreadStats>> results, long waitMillis) {
-        List<ThreadStats> stats = new ArrayList<>();
-        for (Future<ThreadStats> f : results) {
+    private static <T> List<T> collect(List<Future<T>> results, long waitMillis) {
+        List<T> stats = new ArrayList<>();
+        for (Future<T> f : results) {
             stats.add(await(f, waitMillis));
         }
         return stats;

@@ -158,6 +158,7 @@ final class RequestEncoder {
         private final int total;
         private final long keys;
         private final Zipfian zipfian;
+        private final boolean readWritten;
         private final boolean randomPutIds;
         private final ValueSize size;
         private final AtomicLong putCursor;
@@ -177,6 +178,7 @@ final class RequestEncoder {
             this.total = sum;
             this.keys = workload.keys();
             this.zipfian = workload.distribution() == KeyDistribution.ZIPFIAN ? zipfian : null;
+            this.readWritten = workload.distribution() == KeyDistribution.WRITTEN;
             this.randomPutIds = workload.randomPutIds();
             this.size = workload.valueSize();
             this.putCursor = putCursor;
@@ -205,7 +207,10 @@ final class RequestEncoder {
         }
 
         private long readKey() {
-            return zipfian != null ? zipfian.next(random) : 1 + random.nextLong(keys);
+            if (zipfian != null) {
+                return zipfian.next(random);
+            }
+            return 1 + random.nextLong(readWritten ? Math.max(1, putCursor.get()) : keys);
         }
     }
 }

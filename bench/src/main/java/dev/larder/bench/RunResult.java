@@ -34,12 +34,13 @@ import org.HdrHistogram.Histogram;
  *                      lands in the window)
  * @param warnings      failed honesty checks
  * @param profiles      flame graphs fetched during the window
+ * @param timeline      the window second by second (empty for the prefill)
  */
 public record RunResult(String target, URI url, String workload, double targetRate, int connections, int threads,
                         double seconds, Histogram corrected, Histogram uncorrected, Histogram lag, long completed,
                         long bytes, SocketErrors errors, SortedMap<Integer, Long> statusCounts, double[] rateSamples,
                         long inFlightAtEnd, long behindAtEnd, long behindAtStart, List<Warning> warnings,
-                        List<ProfileResult> profiles) {
+                        List<ProfileResult> profiles, Timeline timeline) {
 
     /** Fraction of the target rate below which a run is reported as not achieved. */
     public static final double ACHIEVED_THRESHOLD = 0.99;
@@ -48,11 +49,12 @@ public record RunResult(String target, URI url, String workload, double targetRa
         statusCounts = Collections.unmodifiableSortedMap(new TreeMap<>(statusCounts));
         warnings = List.copyOf(warnings);
         profiles = List.copyOf(profiles);
+        timeline = timeline == null ? Timeline.EMPTY : timeline;
     }
 
-    /** Merges per-thread statistics and runs the honesty checks. */
+    /** Merges per-thread statistics of one window and runs the honesty checks. */
     static RunResult merge(String target, URI url, String workload, double rate, int connections,
-                           LoadGenerator.Outcome outcome, List<ProfileResult> profiles) {
+                           LoadGenerator.Window window, List<ProfileResult> profiles) {
         Histogram corrected = GeneratorThread.newHistogram();
         Histogram uncorrected = GeneratorThread.newHistogram();
         Histogram lag = GeneratorThread.newHistogram();
@@ -64,7 +66,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
         SocketErrors errors = SocketErrors.NONE;
         long[] status = new long[600];
         int samples = 0;
-        for (ThreadStats t : outcome.threads()) {
+        for (ThreadStats t : window.threads()) {
             corrected.add(t.corrected());
             uncorrected.add(t.uncorrected());
             lag.add(t.lag());
@@ -81,7 +83,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
         }
         double[] rateSamples = new double[samples];
         int k = 0;
-        for (ThreadStats t : outcome.threads()) {
+        for (ThreadStats t : window.threads()) {
             System.arraycopy(t.rateSamples(), 0, rateSamples, k, t.rateSamples().length);
             k += t.rateSamples().length;
         }
@@ -91,22 +93,26 @@ public record RunResult(String target, URI url, String workload, double targetRa
                 statusCounts.put(i, status[i]);
             }
         }
-        RunResult draft = new RunResult(target, url, workload, rate, connections, outcome.threads().size(),
-                outcome.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
-                inFlight, behind, behindAtStart, List.of(), profiles);
+        List<TimelineRecorder> timelines = new ArrayList<>();
+        for (ThreadStats t : window.threads()) {
+            timelines.add(t.timeline());
+        }
+        RunResult draft = new RunResult(target, url, workload, rate, connections, window.threads().size(),
+                window.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
+                inFlight, behind, behindAtStart, List.of(), profiles, Timeline.merge(timelines));
         return draft.withWarnings(Honesty.check(draft));
     }
 
     RunResult withWarnings(List<Warning> newWarnings) {
         return new RunResult(target, url, workload, targetRate, connections, threads, seconds, corrected,
                 uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd,
-                behindAtStart, newWarnings, profiles);
+                behindAtStart, newWarnings, profiles, timeline);
     }
 
     RunResult withProfiles(List<ProfileResult> newProfiles) {
         return new RunResult(target, url, workload, targetRate, connections, threads, seconds, corrected,
                 uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd,
-                behindAtStart, warnings, newProfiles);
+                behindAtStart, warnings, newProfiles, timeline);
     }
 
     public boolean closedLoop() {

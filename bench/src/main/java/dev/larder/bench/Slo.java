@@ -17,6 +17,9 @@ import java.util.TreeMap;
  */
 public record Slo(Map<Double, Long> bounds, double minAchievedRatio, double maxErrorRatio) {
 
+    /** What the sweep and the tail benchmark hold a rate to unless told otherwise. */
+    public static final String DEFAULT = "p99=10ms";
+
     public Slo {
         bounds = Collections.unmodifiableMap(new TreeMap<>(bounds));
         for (var e : bounds.entrySet()) {
@@ -78,6 +81,14 @@ public record Slo(Map<Double, Long> bounds, double minAchievedRatio, double maxE
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("slo: '" + text + "' (expected a latency with a unit: 500us, 10ms)");
         }
+    }
+
+    /**
+     * The latency bound of the highest percentile (10 ms for {@code p99=10ms}): what per-second timelines count
+     * answers above, since the tail bound is the one a stall breaks first.
+     */
+    public long thresholdMicros() {
+        return new TreeMap<>(bounds).lastEntry().getValue();
     }
 
     /** The reasons {@code r} misses this objective; empty when it holds. */

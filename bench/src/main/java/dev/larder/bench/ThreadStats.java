@@ -17,8 +17,9 @@ import org.HdrHistogram.Histogram;
  * @param inFlight    requests still unanswered when the window closed
  * @param behind      requests due before the window closed that never went out
  * @param behindAtStart requests due before the window opened that had not gone out yet (warm-up backlog)
+ * @param timeline    the window second by second
  */
 record ThreadStats(Histogram corrected, Histogram uncorrected, Histogram lag, long completed, long completedTotal,
                    long bytes, SocketErrors errors, long[] statusCounts, double[] rateSamples, long inFlight, long behind,
-                   long behindAtStart) {
+                   long behindAtStart, TimelineRecorder timeline) {
 }

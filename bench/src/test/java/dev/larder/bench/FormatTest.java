@@ -49,7 +49,7 @@ class FormatTest {
         status.put(503, 1L);
         RunResult draft = new RunResult("stub", URI.create("http://127.0.0.1:8080"), "get", rate, 64, 1, 1.0, c, u,
                 lag, latenciesMicros.length, 1000, SocketErrors.NONE, status, new double[] {90, 100, 110}, 0, 0,
-                0, List.of(), List.of());
+                0, List.of(), List.of(), Timeline.EMPTY);
         return draft.withWarnings(Honesty.check(draft));
     }
 

@@ -31,7 +31,8 @@ class HonestyTest {
         TreeMap<Integer, Long> status = new TreeMap<>();
         status.put(200, completed);
         return new RunResult("t", URI.create("http://127.0.0.1:1"), "get", rate, connections, 1, seconds, c, u, lag,
-                completed, 0, errors, status, new double[0], 0, 0, behindAtStart, List.of(), List.of());
+                completed, 0, errors, status, new double[0], 0, 0, behindAtStart, List.of(), List.of(),
+                Timeline.EMPTY);
     }
 
     private static List<Warning.Kind> kinds(RunResult r) {

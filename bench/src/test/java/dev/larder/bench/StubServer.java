@@ -37,6 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       service, so the stub's capacity is 1/service;</li>
  *   <li>with a stall, the moment request number {@code stallAfter} arrives, nothing is answered for
  *       {@code stallMillis} (answers due meanwhile leave together at its end);</li>
+ *   <li>with {@code putService}, PUTs are answered that long after they arrive instead (a workload switch that
+ *       shows);</li>
  *   <li>{@code /debug/profile} answers a tiny HTML page (or {@code profileStatus}), {@code /metrics} a few lines.</li>
  * </ul>
  */
@@ -47,6 +49,7 @@ final class StubServer implements AutoCloseable {
             Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     private final Channel server;
     private final long serviceNanos;
+    private final long putServiceNanos;
     private final boolean serial;
     private final long stallAfter;
     private final long stallNanos;
@@ -58,7 +61,13 @@ final class StubServer implements AutoCloseable {
     private long stallUntil;
 
     private StubServer(long serviceMicros, boolean serial, long stallAfter, long stallMillis, int profileStatus) {
+        this(serviceMicros, serviceMicros, serial, stallAfter, stallMillis, profileStatus);
+    }
+
+    private StubServer(long serviceMicros, long putServiceMicros, boolean serial, long stallAfter, long stallMillis,
+                       int profileStatus) {
         this.serviceNanos = TimeUnit.MICROSECONDS.toNanos(serviceMicros);
+        this.putServiceNanos = TimeUnit.MICROSECONDS.toNanos(putServiceMicros);
         this.serial = serial;
         this.stallAfter = stallAfter;
         this.stallNanos = TimeUnit.MILLISECONDS.toNanos(stallMillis);
@@ -87,6 +96,11 @@ final class StubServer implements AutoCloseable {
     /** One request at a time, {@code serviceMicros} each: capacity 1e6/serviceMicros requests/s. */
     static StubServer serial(long serviceMicros) {
         return new StubServer(serviceMicros, true, -1, 0, 200);
+    }
+
+    /** Answers PUTs after {@code putMicros}, everything else after {@code serviceMicros}, in parallel. */
+    static StubServer slowPuts(long serviceMicros, long putMicros) {
+        return new StubServer(serviceMicros, putMicros, false, -1, 0, 200);
     }
 
     /** Answers {@code /debug/profile} with {@code status}. */
@@ -137,18 +151,19 @@ final class StubServer implements AutoCloseable {
             if (n == stallAfter) {
                 stallUntil = now + stallNanos;
             }
+            boolean put = request.method().name().equals("PUT");
+            long service = put ? putServiceNanos : serviceNanos;
             long at;
             if (serial) {
-                at = Math.max(now, nextFree) + serviceNanos;
+                at = Math.max(now, nextFree) + service;
                 nextFree = at;
             } else {
-                at = now + serviceNanos;
+                at = now + service;
             }
             if (at < stallUntil) {
                 at = stallUntil;
             }
-            HttpResponseStatus status = request.method().name().equals("PUT") ? HttpResponseStatus.CREATED
-                    : HttpResponseStatus.OK;
+            HttpResponseStatus status = put ? HttpResponseStatus.CREATED : HttpResponseStatus.OK;
             // The response is built when it is sent, so nothing is left unreleased if the stub closes first.
             ctx.executor().schedule(() -> ctx.writeAndFlush(response(status, "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv")),
                     Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);

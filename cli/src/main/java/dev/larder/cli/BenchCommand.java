@@ -7,6 +7,9 @@ import dev.larder.bench.KeyDistribution;
 import dev.larder.bench.Operation;
 import dev.larder.bench.Slo;
 import dev.larder.bench.SweepOptions;
+import dev.larder.bench.TailBench;
+import dev.larder.bench.TailOptions;
+import dev.larder.bench.TailPhase;
 import dev.larder.bench.Target;
 import dev.larder.bench.ValueSize;
 import dev.larder.bench.Workload;
@@ -34,11 +37,12 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code larder bench}: an open-loop, coordinated-omission-corrected load generator (wrk2's method) with Larder's
- * workloads; {@code larder bench sweep} finds the breakdown point. The flags map onto {@link BenchOptions}; the
+ * workloads; {@code larder bench sweep} finds the breakdown point, {@code larder bench tail} holds the tail through
+ * workload switches. The flags map onto {@link BenchOptions} (and {@link SweepOptions}, {@link TailOptions}); the
  * measuring is done in module {@code bench}.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        sortOptions = false, subcommands = {BenchCommand.SweepCommand.class},
+        sortOptions = false, subcommands = {BenchCommand.SweepCommand.class, BenchCommand.TailCommand.class},
         description = {"Sends requests at a constant rate (open loop, as wrk2 does) and reports latency from the time "
                 + "each request was due, beside the uncorrected latency, in wrk2's text layout.",
                 "Example: larder bench -R 20000 -d 30s --workload get --prefill http://127.0.0.1:8080"},
@@ -53,6 +57,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Mixin
     LoadFlags flags;
 
+    @Mixin
+    WindowFlags window;
+
     @Option(names = {"-R", "--rate"}, converter = RateConverter.class,
             description = "Total requests/s over all connections (10k, 1.5M). 0 = closed loop: each connection "
                     + "sends as soon as it is answered (maximum throughput; latency then NOT corrected).")
@@ -64,7 +71,8 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "Missing required option: '--rate=<rate>' "
                     + "(requests/s; 0 = closed loop)");
         }
-        return flags.execute(spec, rate, null);
+        return flags.execute(spec, rate, window.warmup, window.duration,
+                (options, out, err) -> Bench.run(options, null, out, err));
     }
 
     /** {@code larder bench sweep}: steps the rate and finds the highest one that holds the SLO. */
@@ -83,6 +91,12 @@ public final class BenchCommand implements Callable<Integer> {
         @Mixin
         LoadFlags flags;
 
+        @Mixin
+        WindowFlags window;
+
+        @Mixin
+        SloFlag slo;
+
         @Option(names = "--from", required = true, converter = RateConverter.class,
                 description = "First rate, requests/s.")
         double from;
@@ -99,12 +113,6 @@ public final class BenchCommand implements Callable<Integer> {
                 description = "Bisection runs between the last rate that held and the first that missed "
                         + "(default: ${DEFAULT-VALUE}).")
         int refine;
-
-        @Option(names = "--slo", defaultValue = "p99=10ms",
-                description = "Latency bounds on the corrected latency, e.g. p99=10ms or p50=2ms,p99.9=50ms "
-                        + "(default: ${DEFAULT-VALUE}); a rate must also achieve >= 99%% of its target with < 0.1%% "
-                        + "failed requests (socket errors, 5xx, 4xx other than 404).")
-        String slo;
 
         @Option(names = "--keep-going",
                 description = "Keep stepping up to --to after the first miss (full curves in the report).")
@@ -124,16 +132,141 @@ public final class BenchCommand implements Callable<Integer> {
             SweepOptions sweep;
             try {
                 sweep = new SweepOptions(from, to, step != null ? step : SweepOptions.defaultStep(from, to), refine,
-                        Slo.parse(slo), keepGoing, pause,
-                        initialWarmup != null ? initialWarmup : flags.warmup.multipliedBy(3));
+                        slo.parse(), keepGoing, pause,
+                        initialWarmup != null ? initialWarmup : window.warmup.multipliedBy(3));
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
             }
-            return flags.execute(spec, from, sweep);
+            return flags.execute(spec, from, window.warmup, window.duration,
+                    (options, out, err) -> Bench.run(options, sweep, out, err));
         }
     }
 
-    /** The flags {@code bench} and {@code bench sweep} share. */
+    /** {@code larder bench tail}: the phase run of issue 13 and, with --sustainable, the sustainable rates. */
+    @Command(name = "tail", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            sortOptions = false,
+            description = {"One session of the tail benchmark: a closed-loop PUT warm-up; the capacity of PUT and of "
+                    + "GET (closed loop); then the phases (default PUT, GET, MIX, PUT, GET) one after another on the "
+                    + "same connections, each at --load of its op's capacity, printing each phase's p50/p99/p99.9/max, "
+                    + "the seconds whose p99 is above the SLO and what the switch into it cost. With --nginx URL the "
+                    + "same phases at the same rates against that server (nginx 'return 200') for the HTTP ceiling; "
+                    + "with --sustainable the highest PUT and GET rates that hold the SLO for --hold right after a "
+                    + "write phase (bisection). GETs read keys written before: uniform over the ids written so far.",
+                    "Example: larder bench tail --nginx http://127.0.0.1:18090 --report out/tail "
+                            + "http://127.0.0.1:8080"})
+    static final class TailCommand implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LoadFlags flags;
+
+        @Mixin
+        SloFlag slo;
+
+        @Option(names = "--warmup", defaultValue = "20s",
+                description = "Closed-loop PUT before the capacity runs, unmeasured; 0 skips it "
+                        + "(default: ${DEFAULT-VALUE}).")
+        Duration warmup;
+
+        @Option(names = "--capacity-duration", defaultValue = "15s",
+                description = "Each closed-loop capacity run, PUT then GET (default: ${DEFAULT-VALUE}).")
+        Duration capacityDuration;
+
+        @Option(names = "--phase-duration", defaultValue = "30s",
+                description = "Each phase (default: ${DEFAULT-VALUE}).")
+        Duration phaseDuration;
+
+        @Option(names = "--load", defaultValue = "0.75",
+                description = "Rate of each phase as a fraction of its op's capacity, 0 < load <= 1; the mix's "
+                        + "capacity is the weighted harmonic mean of PUT's and GET's (default: ${DEFAULT-VALUE}).")
+        double load;
+
+        @Option(names = "--phases", defaultValue = "put,get,mix,put,get",
+                description = "The phases in order: put, get, mix (its weights: --mix, default get=90,put=10) "
+                        + "(default: ${DEFAULT-VALUE}).")
+        String phases;
+
+        @Option(names = "--switch-window", defaultValue = "5s",
+                description = "A switch's cost counts the answers above the SLO bound in this first part of the "
+                        + "phase (default: ${DEFAULT-VALUE}).")
+        Duration switchWindow;
+
+        @Option(names = "--nginx", paramLabel = "URL",
+                description = "Replay the phases at the same rates against this server (nginx 'return 200', "
+                        + "../shared/bench/nginx-ceiling.conf) and print its p99 beside Larder's.")
+        URI nginx;
+
+        @Option(names = "--sustainable",
+                description = "Also find the sustainable rate of PUT and GET: the highest rate whose p99 holds the "
+                        + "SLO for --hold right after a write phase, by bisection between 0 and the capacity.")
+        boolean sustainable;
+
+        @Option(names = "--hold", defaultValue = "60s",
+                description = "How long a rate must hold the SLO to be sustainable (default: ${DEFAULT-VALUE}).")
+        Duration hold;
+
+        @Option(names = "--bisect", defaultValue = "5",
+                description = "Bisection steps per op for --sustainable; resolution = capacity / 2^steps "
+                        + "(default: ${DEFAULT-VALUE}).")
+        int bisect;
+
+        @Override
+        public Integer call() {
+            if (!flags.compare.isEmpty() || !flags.profile.isEmpty()) {
+                throw new ParameterException(spec.commandLine(), "--compare and --profile are not supported by "
+                        + "bench tail: it measures one server (--nginx adds the HTTP ceiling)");
+            }
+            if (spec.commandLine().getParseResult().hasMatchedOption("--workload")) {
+                throw new ParameterException(spec.commandLine(), "--workload: the phases choose the requests "
+                        + "(see --phases, and --mix for the MIX phase)");
+            }
+            TailOptions tail;
+            try {
+                tail = new TailOptions(warmup, capacityDuration, phaseDuration, load, TailPhase.parseList(phases),
+                        Workload.parseMix(flags.mix != null ? flags.mix : "get=90,put=10"), slo.parse(), switchWindow,
+                        nginx, sustainable, hold, bisect);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+            }
+            return flags.execute(spec, 0, warmup, phaseDuration,
+                    (options, out, err) -> TailBench.run(options, tail, out, err));
+        }
+    }
+
+    /** The measured window of {@code bench} and {@code bench sweep}. */
+    static final class WindowFlags {
+
+        @Option(names = {"-d", "--duration"}, defaultValue = "30s",
+                description = "Measured window (default: ${DEFAULT-VALUE}).")
+        Duration duration;
+
+        @Option(names = "--warmup", defaultValue = "10s",
+                description = "Load before the measured window, excluded from results (default: ${DEFAULT-VALUE}).")
+        Duration warmup;
+    }
+
+    /** The objective of {@code bench sweep} and {@code bench tail}. */
+    static final class SloFlag {
+
+        @Option(names = "--slo", defaultValue = Slo.DEFAULT,
+                description = "Latency bounds on the corrected latency, e.g. p99=10ms or p50=2ms,p99.9=50ms "
+                        + "(default: ${DEFAULT-VALUE}); a rate must also achieve >= 99%% of its target with < 0.1%% "
+                        + "failed requests (socket errors, 5xx, 4xx other than 404).")
+        String slo;
+
+        Slo parse() {
+            return Slo.parse(slo);
+        }
+    }
+
+    /** What a command does with the options the shared flags built. */
+    interface Runner {
+        void run(BenchOptions options, PrintStream out, PrintStream err);
+    }
+
+    /** The flags {@code bench}, {@code bench sweep} and {@code bench tail} share. */
     static final class LoadFlags {
 
         @Parameters(index = "0", arity = "0..1", paramLabel = "URL",
@@ -148,14 +281,6 @@ public final class BenchCommand implements Callable<Integer> {
         @Option(names = {"-t", "--threads"}, defaultValue = "1",
                 description = "Generator threads (event loops) (default: ${DEFAULT-VALUE}).")
         int threads;
-
-        @Option(names = {"-d", "--duration"}, defaultValue = "30s",
-                description = "Measured window (default: ${DEFAULT-VALUE}).")
-        Duration duration;
-
-        @Option(names = "--warmup", defaultValue = "10s",
-                description = "Load before the measured window, excluded from results (default: ${DEFAULT-VALUE}).")
-        Duration warmup;
 
         @Option(names = "--timeout", defaultValue = "10s",
                 description = "A request unanswered this long is a timeout error; its connection is reopened "
@@ -175,7 +300,8 @@ public final class BenchCommand implements Callable<Integer> {
         long keys;
 
         @Option(names = "--distribution", defaultValue = "uniform",
-                description = "How get/delete/range pick keys: uniform or zipfian (YCSB, theta 0.99) "
+                description = "How get/delete/range pick keys: uniform, zipfian (YCSB, theta 0.99) or written "
+                        + "(uniform over the ids sequential PUTs wrote so far; bench tail's reads use it for uniform) "
                         + "(default: ${DEFAULT-VALUE}).")
         String distribution;
 
@@ -238,7 +364,7 @@ public final class BenchCommand implements Callable<Integer> {
                 description = "Pin servers that bench starts with taskset -c LIST (e.g. 1).")
         String serverCpus;
 
-        int execute(CommandSpec spec, double rate, SweepOptions sweep) {
+        int execute(CommandSpec spec, double rate, Duration warmup, Duration duration, Runner runner) {
             // A load generator allocates a buffer per request and releases it by the book (the tests run it under
             // paranoid leak detection); sampling leaks in production runs only costs throughput. An explicit
             // -Dio.netty.leakDetection.level still wins.
@@ -248,7 +374,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
             BenchOptions options;
             try {
-                options = options(spec, rate);
+                options = options(spec, rate, warmup, duration);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
             }
@@ -256,7 +382,7 @@ public final class BenchCommand implements Callable<Integer> {
             PrintStream out = printStream(spec.commandLine().getOut());
             PrintStream err = printStream(spec.commandLine().getErr());
             try {
-                Bench.run(options, sweep, out, err);
+                runner.run(options, out, err);
                 return 0;
             } catch (BenchException e) {
                 err.println("larder bench: " + e.getMessage());
@@ -286,7 +412,7 @@ public final class BenchCommand implements Callable<Integer> {
             }, true, StandardCharsets.UTF_8);
         }
 
-        BenchOptions options(CommandSpec spec, double rate) {
+        BenchOptions options(CommandSpec spec, double rate, Duration warmup, Duration duration) {
             BenchOptions.Builder b = BenchOptions.builder();
             if (url != null) {
                 URI u = Target.validate(URI.create(url));

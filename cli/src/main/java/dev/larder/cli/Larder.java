@@ -22,7 +22,20 @@ public final class Larder implements Runnable {
     public static CommandLine commandLine() {
         return new CommandLine(new Larder())
                 .registerConverter(java.time.Duration.class, new DurationConverter())
-                .setCaseInsensitiveEnumValuesAllowed(true);
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler(Larder::badInput);
+    }
+
+    /**
+     * A bad flag or LARDER_* value: one line naming it, then exit 2. picocli's default would print the whole usage
+     * after it, and in a container's log (or a supervisor's) the reason drowns in forty lines of help.
+     */
+    private static int badInput(CommandLine.ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        command.getErr().println(command.getCommandSpec().qualifiedName() + ": " + e.getMessage()
+                + " (" + command.getCommandSpec().qualifiedName() + " --help lists every flag)");
+        command.getErr().flush();
+        return command.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     @Override

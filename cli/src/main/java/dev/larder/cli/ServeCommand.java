@@ -77,10 +77,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + "log says which and why not the others).")
     TransportKind transport;
 
-    @Option(names = "--workers", defaultValue = "${env:LARDER_WORKERS:--1}",
+    // No sentinel value: unset means 2 x cores, and any number given (-1 included) is validated as given.
+    @Option(names = "--workers", defaultValue = "${env:LARDER_WORKERS}",
             description = "Storage worker threads (default: 2 x cores). 0 runs storage calls on the event loop "
                     + "(synchronous mode, the baseline to compare against).")
-    int workers;
+    Integer workers;
 
     @Option(names = "--queue-size", defaultValue = "${env:LARDER_QUEUE_SIZE:-128}",
             description = "Pending requests allowed PER WORKER (default: ${DEFAULT-VALUE}; Netty's minimum is 16). "
@@ -134,6 +135,13 @@ public final class ServeCommand implements Callable<Integer> {
                     + "event loops and workers leave idle) or normal (they take a fair share of it, as RocksDB does by "
                     + "default) (default: ${DEFAULT-VALUE}).")
     BackgroundPriority backgroundPriority;
+
+    @Option(names = "--warmup-requests", defaultValue = "${env:LARDER_WARMUP_REQUESTS:-60000}",
+            description = "Before listening, send this many requests of every kind (PUT, GET, range, DELETE, errors) "
+                    + "through a throwaway server on loopback over a throwaway store, so the JIT has compiled each "
+                    + "request path before the first user request; the real data and metrics never see them "
+                    + "(default: ${DEFAULT-VALUE}; 0 = off).")
+    long warmupRequests;
 
     @Option(names = "--sync", defaultValue = "${env:LARDER_SYNC:-false}", fallbackValue = "true", arity = "0..1",
             description = "fsync the write-ahead log before acknowledging a write (survives machine crashes; "
@@ -201,6 +209,16 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         store.walRecoveryWarning().ifPresent(warning -> log.warn("recovery: {}", warning));
+        if (warmupRequests > 0) {
+            try {
+                Duration took = JitWarmup.run(serverOptions, storeOptions, metrics, warmupRequests,
+                        METRICS_CLOCK_RESOLUTION);
+                log.info("warm-up: {} requests through a throwaway server in {} ms", warmupRequests,
+                        took.toMillis());
+            } catch (RuntimeException e) {
+                log.warn("warm-up failed, starting without it: {}", e.toString());
+            }
+        }
         CoarseClock clock = metrics ? new CoarseClock(METRICS_CLOCK_RESOLUTION) : null;
         PrometheusMeterRegistry registry = metrics
                 ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
@@ -285,7 +303,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .port(port)
                     .ioThreads(ioThreads == 0 ? CORES : ioThreads)
                     .transport(transport)
-                    .workers(workers == -1 ? 2 * CORES : workers)
+                    .workers(workers == null ? 2 * CORES : workers)
                     .queueSize(queueSize)
                     .rejection(rejection)
                     .maxQueueDelay(maxQueueDelay)

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -40,6 +41,9 @@ class BenchCommandTest {
         assertEquals(0, run("bench", "sweep", "--help"));
         assertTrue(out.toString().contains("--slo"), out.toString());
         assertTrue(out.toString().contains(">= 99% of the target rate achieved"), out.toString());
+        assertEquals(0, run("bench", "tail", "--help"));
+        assertTrue(out.toString().contains("--phase-duration"), out.toString());
+        assertTrue(out.toString().contains("--sustainable"), out.toString());
         assertFalse(err.toString().contains("WARN"), err.toString()); // picocli could format every description
     }
 
@@ -72,15 +76,7 @@ class BenchCommandTest {
 
     @Test
     void shortRunPrintsWrk2TextAndWritesJson() throws Exception {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            try (OutputStream os = exchange.getResponseBody()) {
-                os.write(body);
-            }
-        });
-        server.start();
+        HttpServer server = okServer(0);
         try {
             Path json = dir.resolve("run.json");
             int code = run("bench", "-R", "50", "-c", "4", "-d", "1s", "--warmup", "200ms", "-w", "url",
@@ -96,6 +92,74 @@ class BenchCommandTest {
         } finally {
             server.stop(0);
         }
+    }
+
+    @Test
+    void tailRejectsBadInputWithExitTwo() {
+        assertEquals(2, run("bench", "tail", "--load", "0", "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("--load: 0.0 (expected: 0 < load <= 1"), err.toString());
+        assertEquals(2, run("bench", "tail", "--load", "1.5", "http://127.0.0.1:1"));
+        assertEquals(2, run("bench", "tail", "--phase-duration", "0", "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("--phase-duration: PT0S (expected: > 0)"), err.toString());
+        assertEquals(2, run("bench", "tail", "--hold", "0s", "http://127.0.0.1:1"));
+        assertEquals(2, run("bench", "tail", "--phases", "put,fly", "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("--phases: 'fly'"), err.toString());
+        assertEquals(2, run("bench", "tail", "--mix", "get=9,range=1", "http://127.0.0.1:1"));
+        assertEquals(2, run("bench", "tail", "-w", "put", "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("--workload: the phases choose the requests"), err.toString());
+        assertEquals(2, run("bench", "tail", "--compare", "a=", "http://127.0.0.1:1"));
+        assertEquals(2, run("bench", "tail", "--nginx", "ftp://x", "http://127.0.0.1:1"));
+        assertEquals(2, run("bench", "tail"));
+        assertTrue(err.toString().contains("--url: missing"), err.toString());
+    }
+
+    @Test
+    void tailRunsEndToEndAndWritesTextJsonAndReport() throws Exception {
+        // Answers one request at a time, 1 ms each: capacity about 1000 req/s, light on a shared machine. It stands
+        // in for nginx too (it answers any method and path).
+        HttpServer server = okServer(1);
+        try {
+            String url = "http://127.0.0.1:" + server.getAddress().getPort();
+            Path json = dir.resolve("tail.json");
+            Path report = dir.resolve("report");
+            int code = run("bench", "tail", "-c", "4", "--warmup", "300ms", "--capacity-duration", "500ms",
+                    "--phase-duration", "1s", "--load", "0.5", "--nginx", url, "--json", json.toString(),
+                    "--report", report.toString(), url);
+            assertEquals(0, code, out + "\n" + err);
+            String text = out.toString();
+            assertTrue(text.contains("capacity PUT (closed loop): "), text);
+            assertTrue(text.contains("phases: PUT "), text);
+            assertTrue(text.contains(" # op        rate   achieved"), text);
+            assertTrue(text.contains("nginx p99"), text);
+            String summary = Files.readString(json);
+            assertTrue(summary.contains("\"command\": \"java -jar larder.jar bench tail -c 4"), summary);
+            assertTrue(summary.contains("\"kind\": \"MIX\""), summary);
+            assertTrue(Files.readString(report.resolve("index.html")).contains("Latency over time"));
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    // Answers every request "ok" (201 for a PUT) on its one dispatcher thread, after sleeping sleepMillis.
+    private static HttpServer okServer(int sleepMillis) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            if (sleepMillis > 0) {
+                try {
+                    Thread.sleep(sleepMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(exchange.getRequestMethod().equals("PUT") ? 201 : 200, body.length);
+            try (OutputStream os = exchange.getResponseBody()) {
+                os.write(body);
+            }
+        });
+        server.start();
+        return server;
     }
 
     @Test

@@ -51,4 +51,24 @@ class BenchIT {
         assertTrue(Files.exists(report.resolve("hgrm/async-100.hgrm")));
         assertTrue(Files.exists(report.resolve("hgrm/async-300.hgrm")));
     }
+
+    @Test
+    void tailRunsItsPhasesAgainstARealServer() throws Exception {
+        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"))) {
+            Path json = dir.resolve("tail.json");
+            Path report = dir.resolve("tail");
+            LarderProcess bench = LarderProcess.run("bench", "tail", "-c", "8", "--warmup", "1s",
+                    "--capacity-duration", "1s", "--phase-duration", "1s", "--load", "0.25", "--json", json.toString(),
+                    "--report", report.toString(), larder.baseUrl());
+            assertEquals(0, bench.awaitExit(Duration.ofSeconds(120)), bench.output());
+            String out = bench.output();
+            assertTrue(out.contains("capacity GET (closed loop): "), out);
+            assertTrue(out.matches("(?s).*\\n\\s+5 GET .*"), out);
+            String summary = Files.readString(json);
+            // The GETs read what the PUTs wrote (uniform over the ids written so far), so they find it.
+            assertTrue(summary.contains("\"200\": "), summary);
+            assertTrue(summary.contains("\"201\": "), summary);
+            assertTrue(Files.readString(report.resolve("index.html")).contains("Latency over time"));
+        }
+    }
 }

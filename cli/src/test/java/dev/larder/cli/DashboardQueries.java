@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * PromQL parser: it knows the shapes the dashboard uses (functions, aggregations with {@code by (...)}, selectors
  * with label matchers, range vectors, arithmetic).
  */
-final class DashboardQueries {
+public final class DashboardQueries {
 
     /** One selector: a metric name and its label matchers ({@code label -> "=value"}, {@code "!=value"}, ...). */
     record Selector(String metric, Map<String, String> matchers) {
@@ -45,7 +45,7 @@ final class DashboardQueries {
     }
 
     /** Every {@code expr} of the dashboard, JSON-unescaped. */
-    static List<String> expressions() throws IOException {
+    public static List<String> expressions() throws IOException {
         Matcher m = EXPR.matcher(Files.readString(dashboard()));
         List<String> exprs = new ArrayList<>();
         while (m.find()) {
@@ -83,7 +83,7 @@ final class DashboardQueries {
     }
 
     /** A Grafana expression made runnable by Prometheus itself (Grafana's variables filled in: every job, instance). */
-    static String forPrometheus(String expr) {
+    public static String forPrometheus(String expr) {
         return expr.replace("$__rate_interval", "1m").replace("$__interval", "15s").replace("$__range", "5m")
                 .replace("$job", ".+").replace("$instance", ".+");
     }

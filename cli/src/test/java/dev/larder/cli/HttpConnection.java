@@ -16,21 +16,21 @@ import java.util.Locale;
  * a response that never started (the server had not taken the request) from one cut off half-way (a broken promise).
  * Only {@code Content-Length} responses are expected (every /v0/entity answer carries one).
  */
-final class HttpConnection implements AutoCloseable {
+public final class HttpConnection implements AutoCloseable {
 
     /** A complete response. */
-    record Response(int status, byte[] body, boolean close) {
+    public record Response(int status, byte[] body, boolean close) {
     }
 
     /** The connection ended before a single byte of the response arrived. */
-    static final class NoResponse extends IOException {
+    public static final class NoResponse extends IOException {
         NoResponse(String message, Throwable cause) {
             super(message, cause);
         }
     }
 
     /** The connection ended after part of a response: the server cut it off. */
-    static final class PartialResponse extends IOException {
+    public static final class PartialResponse extends IOException {
         PartialResponse(String message) {
             super(message);
         }
@@ -40,7 +40,7 @@ final class HttpConnection implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
 
-    HttpConnection(int port, int readTimeoutMillis) throws IOException {
+    public HttpConnection(int port, int readTimeoutMillis) throws IOException {
         socket = new Socket();
         socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
         socket.setSoTimeout(readTimeoutMillis);
@@ -49,7 +49,7 @@ final class HttpConnection implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
-    static byte[] request(String method, String target, byte[] body) {
+    public static byte[] request(String method, String target, byte[] body) {
         StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: larder\r\n");
         if (body != null) {
             head.append("Content-Length: ").append(body.length).append("\r\n");
@@ -66,7 +66,7 @@ final class HttpConnection implements AutoCloseable {
     }
 
     /** Writes raw request bytes; a failure here means the server is not taking requests on this connection. */
-    void send(byte[] request) throws NoResponse {
+    public void send(byte[] request) throws NoResponse {
         try {
             out.write(request);
             out.flush();
@@ -75,7 +75,7 @@ final class HttpConnection implements AutoCloseable {
         }
     }
 
-    Response exchange(String method, String target, byte[] body) throws IOException {
+    public Response exchange(String method, String target, byte[] body) throws IOException {
         send(request(method, target, body));
         return read();
     }
@@ -84,7 +84,7 @@ final class HttpConnection implements AutoCloseable {
      * Reads one response. Throws {@link NoResponse} when the connection ends (EOF or reset) before its first byte,
      * {@link PartialResponse} when it ends inside it; a read timeout is a plain {@link java.net.SocketTimeoutException}.
      */
-    Response read() throws IOException {
+    public Response read() throws IOException {
         int first;
         try {
             first = in.read();

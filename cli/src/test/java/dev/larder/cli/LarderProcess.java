@@ -62,6 +62,11 @@ public final class LarderProcess implements AutoCloseable {
         if (!List.of(args).contains("--admin-port")) {
             command.addAll(List.of("--admin-port", "0"));
         }
+        if (!List.of(args).contains("--warmup-requests")) {
+            // The warm-up's path still runs, shortened: the default's seconds of JIT warming would only make every
+            // process-level test slower. JitWarmupIT runs the default.
+            command.addAll(List.of("--warmup-requests", "2000"));
+        }
         command.addAll(List.of(args));
         LarderProcess larder = run(command.toArray(String[]::new));
         larder.awaitListening(Duration.ofSeconds(60));

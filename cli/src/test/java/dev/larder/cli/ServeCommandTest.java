@@ -99,6 +99,16 @@ class ServeCommandTest {
         assertTrue(tinyBuffer.err().contains("--write-buffer: 4096 (expected: >= 65536)"), tinyBuffer.err());
     }
 
+    /** -1 is not a hidden "auto": unset means 2 x cores, and a bad value is one line on stderr, not the usage. */
+    @Test
+    void negativeWorkersAreRefusedInOneLine() {
+        Run negative = execute("serve", "--workers", "-1");
+        assertEquals(2, negative.status());
+        assertEquals(1, negative.err().lines().count(), negative.err());
+        assertTrue(negative.err().startsWith("larder serve: --workers: -1 (expected: >= 0)"), negative.err());
+        assertEquals("", negative.out());
+    }
+
     @Test
     void versionIsPrinted() {
         Run version = execute("--version");

@@ -73,7 +73,7 @@ class ClusterIT {
         int proxyPort = freePort();
         env.replaceAll((name, value) -> {
             for (String service : services) {
-                if (value.equals(service + ":" + compose.environment(service).get("LARDER_PORT"))) {
+                if (value.equals("127.0.0.1:" + compose.environment(service).get("LARDER_PORT"))) {
                     return "127.0.0.1:" + nodes.get(service).port();
                 }
             }

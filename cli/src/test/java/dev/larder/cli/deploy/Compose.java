@@ -83,16 +83,6 @@ final class Compose {
         return volumes;
     }
 
-    /** Container ports published by a service ({@code [ip:]host:container}). */
-    List<Integer> containerPorts(String service) {
-        List<Integer> ports = new ArrayList<>();
-        for (String entry : strings(service(service).get("ports"))) {
-            String[] parts = entry.split(":");
-            ports.add(Integer.parseInt(parts[parts.length - 1].replaceAll("/.*", "")));
-        }
-        return ports;
-    }
-
     @SuppressWarnings("unchecked")
     static Map<String, Object> map(Map<String, Object> parent, String key) {
         Object value = parent.get(key);

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The pieces of the compose stack agree with each other and with the image: what Prometheus scrapes, what Grafana
- * reads, what nginx routes to, and how each Larder container is run. (Whether the dashboard's queries name series
- * the server exports is checked against a live /metrics by the metrics tests.)
+ * reads, what nginx routes to, and how each Larder container is run. Every service shares the host's network, so
+ * each must listen on loopback and on ports of its own. (ComposeStackContainerIT brings the stack up for real.)
  */
 class ComposeStackTest {
 
@@ -49,7 +50,7 @@ class ComposeStackTest {
         assertEquals(expected, compose.larderServices());
         assertEquals(List.of(), compose.profiles("larder"), "the single node runs without a profile");
         assertEquals(List.of(), compose.profiles("prometheus"));
-        assertEquals(List.of(), compose.profiles("grafana"));
+        assertEquals(List.of("grafana"), compose.profiles("grafana"), "Grafana (not in Debian) only on request");
         for (String node : CLUSTER_NODES) {
             assertEquals(List.of("cluster"), compose.profiles(node), node);
         }
@@ -57,10 +58,51 @@ class ComposeStackTest {
     }
 
     @Test
-    void everyLarderContainerListensOnAllInterfacesAndKeepsItsOwnData() {
+    void imagesBuildFromTheRepository() {
+        for (String service : compose.larderServices()) {
+            assertEquals(".", compose.service(service).get("build"), service);
+        }
+        assertEquals("deploy/prometheus", compose.service("prometheus").get("build"));
+        assertEquals(Docker.PROMETHEUS_IMAGE, compose.service("prometheus").get("image"));
+        assertEquals("deploy/nginx", compose.service("nginx").get("build"));
+        assertEquals(Docker.NGINX_IMAGE, compose.service("nginx").get("image"));
+        assertEquals(Docker.LARDER_IMAGE, Compose.LARDER_IMAGE);
+        assertFalse(compose.root().containsKey("name"), "docker-compose v1 (Debian's) refuses a top-level name");
+    }
+
+    @Test
+    void everyServiceUsesTheHostNetworkOnLoopbackWithPortsOfItsOwn() {
+        Map<String, List<Integer>> listening = new TreeMap<>();
+        for (String service : compose.services().keySet()) {
+            assertEquals("host", compose.service(service).get("network_mode"), service);
+            assertFalse(compose.service(service).containsKey("ports"), service + ": host networking publishes nothing");
+            assertFalse(compose.service(service).containsKey("networks"), service);
+        }
+        for (String service : compose.larderServices()) {
+            assertEquals("127.0.0.1", larderSetting(service, "LARDER_HOST"), service);
+            listening.put(service, List.of(Integer.parseInt(larderSetting(service, "LARDER_PORT")),
+                    Integer.parseInt(larderSetting(service, "LARDER_ADMIN_PORT"))));
+        }
+        listening.put("prometheus", List.of(prometheusPort()));
+        String proxy = compose.environment("nginx").get("LARDER_PROXY_LISTEN");
+        assertTrue(proxy.startsWith("127.0.0.1:"), proxy);
+        listening.put("nginx", List.of(Integer.parseInt(proxy.substring(proxy.indexOf(':') + 1))));
+        Map<String, String> grafana = compose.environment("grafana");
+        assertEquals("127.0.0.1", grafana.get("GF_SERVER_HTTP_ADDR"));
+        listening.put("grafana", List.of(Integer.parseInt(grafana.get("GF_SERVER_HTTP_PORT"))));
+        List<Integer> all = listening.values().stream().flatMap(List::stream).toList();
+        assertEquals(all.size(), new TreeSet<>(all).size(), "two services would listen on one port: " + listening);
+        assertEquals(List.of(8080, 8081), listening.get("larder"), "the single node keeps the default ports");
+        // The data ports the README and the nginx template's 501 message name.
+        for (int i = 0; i < CLUSTER_NODES.size(); i++) {
+            assertEquals(8181 + i, listening.get(CLUSTER_NODES.get(i)).get(0), CLUSTER_NODES.get(i));
+        }
+    }
+
+    @Test
+    void everyLarderContainerKeepsItsOwnData() {
         Set<String> volumesSeen = new HashSet<>();
         for (String service : compose.larderServices()) {
-            assertEquals("0.0.0.0", larderSetting(service, "LARDER_HOST"), service);
             String dataDir = larderSetting(service, "LARDER_DATA_DIR");
             List<String[]> dataMounts = compose.volumes(service).stream()
                     .filter(v -> v.length >= 2 && v[1].equals(dataDir)).toList();
@@ -71,12 +113,15 @@ class ComposeStackTest {
                     service + ": " + volume + " must be a named volume (data outlives the container)");
             assertTrue(volumesSeen.add(volume), service + " shares its data volume " + volume
                     + " with another node: RocksDB allows one process per directory");
-            assertTrue(compose.containerPorts(service).contains(Integer.parseInt(larderSetting(service, "LARDER_PORT"))),
-                    service + " publishes its data port");
         }
-        List<Integer> ports = compose.containerPorts("larder");
-        assertEquals(List.of(8080, 8081), ports, "the single node publishes the data and admin ports");
-        assertEquals("8081", larderSetting("larder", "LARDER_ADMIN_PORT"));
+    }
+
+    private int prometheusPort() {
+        String listen = Compose.strings(compose.service("prometheus").get("command")).stream()
+                .filter(a -> a.startsWith("--web.listen-address=")).findFirst()
+                .orElseThrow(() -> new AssertionError("prometheus: no --web.listen-address (its default is all interfaces)"));
+        assertTrue(listen.startsWith("--web.listen-address=127.0.0.1:"), listen);
+        return Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
     }
 
     @Test
@@ -167,37 +212,25 @@ class ComposeStackTest {
         assertTrue(Compose.strings(compose.service("prometheus").get("command"))
                 .contains("--config.file=/etc/prometheus/prometheus.yml"));
 
-        Set<String> staticTargets = new TreeSet<>();
-        Set<String> dnsNames = new TreeSet<>();
+        Map<String, Set<String>> targetsByJob = new TreeMap<>();
         for (Object raw : (List<?>) prometheus.get("scrape_configs")) {
             Map<String, Object> job = Compose.asMap(raw);
             assertEquals("/metrics", job.get("metrics_path"), job.get("job_name").toString());
+            Set<String> targets = new TreeSet<>();
             for (Object sc : listOrEmpty(job.get("static_configs"))) {
-                staticTargets.addAll(Compose.strings(Compose.asMap(sc).get("targets")));
+                targets.addAll(Compose.strings(Compose.asMap(sc).get("targets")));
             }
-            for (Object sd : listOrEmpty(job.get("dns_sd_configs"))) {
-                Map<String, Object> dns = Compose.asMap(sd);
-                assertEquals("A", dns.get("type"));
-                for (String name : Compose.strings(dns.get("names"))) {
-                    dnsNames.add(name + ":" + dns.get("port"));
-                }
-            }
+            targetsByJob.put(job.get("job_name").toString(), targets);
         }
-        assertEquals(Set.of("larder:" + larderSetting("larder", "LARDER_ADMIN_PORT")), staticTargets);
-
-        // The cluster job finds the shards by their shared network alias: exactly the cluster nodes carry it.
-        assertEquals(1, dnsNames.size(), dnsNames.toString());
-        String[] dns = dnsNames.iterator().next().split(":");
-        List<String> aliased = new ArrayList<>();
-        for (String service : compose.services().keySet()) {
-            Map<String, Object> networks = Compose.map(compose.service(service), "networks");
-            if (networks != null && networks.values().stream().anyMatch(n -> n instanceof Map<?, ?> m
-                    && Compose.strings(m.get("aliases")).contains(dns[0]))) {
-                aliased.add(service);
-                assertEquals(dns[1], larderSetting(service, "LARDER_ADMIN_PORT"), service);
-            }
+        Set<String> cluster = new TreeSet<>();
+        for (String node : CLUSTER_NODES) {
+            cluster.add("127.0.0.1:" + larderSetting(node, "LARDER_ADMIN_PORT"));
         }
-        assertEquals(CLUSTER_NODES, aliased);
+        assertEquals(Map.of("larder", Set.of("127.0.0.1:" + larderSetting("larder", "LARDER_ADMIN_PORT")),
+                "larder-cluster", cluster), targetsByJob);
+        // The healthcheck asks the port Prometheus listens on.
+        List<String> check = Compose.strings(Compose.map(compose.service("prometheus"), "healthcheck").get("test"));
+        assertTrue(String.join(" ", check).contains("/dev/tcp/127.0.0.1/" + prometheusPort() + " "), check.toString());
     }
 
     @Test
@@ -207,8 +240,7 @@ class ComposeStackTest {
         assertEquals(1, list.size());
         Map<String, Object> ds = Compose.asMap(list.get(0));
         assertEquals("prometheus", ds.get("type"));
-        assertEquals("http://prometheus:9090", ds.get("url"), "the compose service and its port");
-        assertTrue(compose.containerPorts("prometheus").contains(9090));
+        assertEquals("http://127.0.0.1:" + prometheusPort(), ds.get("url"), "where the compose service listens");
         Map<String, Object> global = Compose.map(Repo.yaml("deploy/prometheus/prometheus.yml"), "global");
         assertEquals(global.get("scrape_interval"), Compose.map(ds, "jsonData").get("timeInterval"),
                 "Grafana's minimum interval is Prometheus' scrape interval");
@@ -258,11 +290,9 @@ class ComposeStackTest {
         });
         Set<String> expected = new TreeSet<>();
         for (String node : CLUSTER_NODES) {
-            expected.add(node + ":" + larderSetting(node, "LARDER_PORT"));
+            expected.add("127.0.0.1:" + larderSetting(node, "LARDER_PORT"));
         }
         assertEquals(expected, upstreams, "nginx routes to every shard's data port, and only to them");
-        assertFalse(compose.containerPorts("nginx").isEmpty());
-        assertEquals(List.of(Integer.parseInt(env.get("LARDER_PROXY_LISTEN"))), compose.containerPorts("nginx"));
     }
 
     private String healthcheckCommand() {

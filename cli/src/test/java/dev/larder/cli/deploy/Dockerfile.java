@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * Just enough of Dockerfile syntax to check ours: instructions with their line continuations joined and comments
- * dropped, grouped by build stage; ENV pairs and exec-form (JSON) arguments decoded.
+ * dropped, grouped by build stage (the ARGs before the first FROM apart, as global build args); ENV pairs and
+ * exec-form (JSON) arguments decoded.
  */
 final class Dockerfile {
 
@@ -20,13 +21,16 @@ final class Dockerfile {
     record Instruction(String keyword, String arguments) {
     }
 
+    private final Map<String, String> globalArgs;
     private final List<List<Instruction>> stages;
 
-    private Dockerfile(List<List<Instruction>> stages) {
+    private Dockerfile(Map<String, String> globalArgs, List<List<Instruction>> stages) {
+        this.globalArgs = globalArgs;
         this.stages = stages;
     }
 
     static Dockerfile parse(String text) {
+        Map<String, String> globalArgs = new LinkedHashMap<>();
         List<List<Instruction>> stages = new ArrayList<>();
         StringBuilder current = new StringBuilder();
         for (String line : text.split("\n", -1)) {
@@ -50,12 +54,22 @@ final class Dockerfile {
             if (keyword.equals("FROM")) {
                 stages.add(new ArrayList<>());
             }
+            if (stages.isEmpty() && keyword.equals("ARG")) {
+                int eq = arguments.indexOf('=');
+                globalArgs.put(eq < 0 ? arguments : arguments.substring(0, eq), eq < 0 ? null : arguments.substring(eq + 1));
+                continue;
+            }
             if (stages.isEmpty()) {
                 throw new IllegalArgumentException("instruction before the first FROM: " + joined);
             }
             stages.get(stages.size() - 1).add(new Instruction(keyword, arguments));
         }
-        return new Dockerfile(stages);
+        return new Dockerfile(globalArgs, stages);
+    }
+
+    /** The build args declared before the first FROM (usable in FROM), with their defaults (null: none). */
+    Map<String, String> globalArgs() {
+        return globalArgs;
     }
 
     List<List<Instruction>> stages() {

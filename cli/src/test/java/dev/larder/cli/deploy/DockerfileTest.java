@@ -17,9 +17,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * What can be checked of the image without building it (no container engine here): its stages, user, volume,
- * JVM flags and entrypoint, and that .dockerignore keeps out what it should and nothing the build copies.
- * ImageEntrypointIT runs the entrypoint and the health check for real.
+ * What can be checked of the image without building it (in every build, engine or not): its base images, stages,
+ * user, volume, JVM flags and entrypoint, and that .dockerignore keeps out what it should and nothing the build
+ * copies. ImageEntrypointIT runs the entrypoint and the health check on this machine's JVM; ImageContainerIT runs
+ * the built image.
  */
 class DockerfileTest {
 
@@ -28,30 +29,65 @@ class DockerfileTest {
     private final Map<String, String> env = Dockerfile.env(runtime);
 
     @Test
-    void buildStageRunsTheReadmesBuildWithTheWrappersMaven() {
+    void baseImagesAreBuildArgsDefaultingToPublicImages() {
         assertTrue(dockerfile.stages().size() >= 2, "multi-stage: build, then runtime");
-        List<Dockerfile.Instruction> build = dockerfile.stages().get(0);
-        String from = Dockerfile.single(build, "FROM");
-        Matcher image = Pattern.compile("maven:(\\d+\\.\\d+\\.\\d+)-eclipse-temurin-(\\d+)\\S* AS build").matcher(from);
-        assertTrue(image.matches(), from);
+        Map<String, String> args = dockerfile.globalArgs();
+        assertEquals("${BUILD_IMAGE} AS build", Dockerfile.single(dockerfile.stages().get(0), "FROM"));
+        assertEquals("${RUNTIME_IMAGE}", Dockerfile.single(runtime, "FROM"));
+        Matcher image = Pattern.compile("maven:(\\d+\\.\\d+\\.\\d+)-eclipse-temurin-(\\d+)")
+                .matcher(String.valueOf(args.get("BUILD_IMAGE")));
+        assertTrue(image.matches(), "BUILD_IMAGE default: " + args.get("BUILD_IMAGE"));
         Matcher wrapper = Pattern.compile("apache-maven-(\\d+\\.\\d+\\.\\d+)-bin")
                 .matcher(Repo.text(".mvn/wrapper/maven-wrapper.properties"));
         assertTrue(wrapper.find());
-        assertEquals(wrapper.group(1), image.group(1), "the build stage's Maven is the one ./mvnw uses");
+        assertEquals(wrapper.group(1), image.group(1), "the public build image's Maven is the one ./mvnw uses");
         assertTrue(Integer.parseInt(image.group(2)) >= 17);
-
-        String readmeBuild = firstMatch(Repo.text("README.md"), "\\./mvnw (-q -DskipTests package)");
-        assertTrue(Dockerfile.all(build, "RUN").stream().anyMatch(run -> run.contains(" mvn ")
-                && run.contains(readmeBuild.replace("-q ", "")) && run.contains("-q")),
-                "the build stage runs the README's build: " + readmeBuild);
-        assertTrue(Dockerfile.all(runtime, "COPY").contains("--from=build /src/cli/target/larder.jar /app/larder.jar"));
+        assertTrue(String.valueOf(args.get("RUNTIME_IMAGE")).matches("debian:[a-z]+-slim"), args.toString());
+        // A `# syntax=` directive makes BuildKit pull a frontend image: no registry, no build.
+        assertTrue(Repo.text("Dockerfile").lines().takeWhile(l -> l.startsWith("#"))
+                .noneMatch(l -> l.replace(" ", "").toLowerCase(java.util.Locale.ROOT).startsWith("#syntax=")));
     }
 
     @Test
-    void runtimeIsATemurinJreOfAtLeast21() {
-        Matcher from = Pattern.compile("eclipse-temurin:(\\d+)-jre(-\\w+)?").matcher(Dockerfile.single(runtime, "FROM"));
-        assertTrue(from.matches(), Dockerfile.single(runtime, "FROM"));
-        assertTrue(Integer.parseInt(from.group(1)) >= 21, from.group());
+    void offlineBasesAreTheOnesTheBuildScriptPasses() {
+        String bases = Repo.text("deploy/docker/make-bases.sh");
+        String build = Repo.text("deploy/docker/build-images.sh");
+        for (String arg : List.of("BUILD_IMAGE=larder-base/build:", "RUNTIME_IMAGE=larder-base/runtime:",
+                "BASE_IMAGE=larder-base/services:")) {
+            assertTrue(build.contains("--build-arg " + arg), "build-images.sh --offline passes " + arg);
+            String name = arg.substring(arg.indexOf('=') + 1);
+            assertTrue(bases.contains("make " + name), "make-bases.sh makes " + name);
+        }
+        assertTrue(dockerfile.globalArgs().containsKey("BUILD_IMAGE")
+                && dockerfile.globalArgs().containsKey("RUNTIME_IMAGE"));
+        for (String service : List.of("deploy/prometheus/Dockerfile", "deploy/nginx/Dockerfile")) {
+            Dockerfile file = Dockerfile.parse(Repo.text(service));
+            assertEquals("${BASE_IMAGE}", Dockerfile.single(file.finalStage(), "FROM"), service);
+            assertTrue(String.valueOf(file.globalArgs().get("BASE_IMAGE")).matches("debian:[a-z]+-slim"), service);
+        }
+    }
+
+    @Test
+    void buildStageRunsTheReadmesBuildForThisPlatformAndJlinksARuntime() {
+        List<Dockerfile.Instruction> build = dockerfile.stages().get(0);
+        String readmeBuild = firstMatch(Repo.text("README.md"), "\\./mvnw (-q -DskipTests package)");
+        List<String> runs = Dockerfile.all(build, "RUN");
+        assertTrue(runs.stream().anyMatch(run -> run.contains(" mvn ") && run.contains("-q")
+                        && run.contains(readmeBuild.replace("-q ", "").replace(" package", ""))
+                        && run.contains("-Pimage") && run.endsWith(" package")),
+                "the build stage runs the README's build with the image profile: " + runs);
+        assertTrue(Repo.text("cli/pom.xml").contains("<id>image</id>"), "cli/pom.xml has the image profile");
+        assertTrue(runs.stream().anyMatch(run -> run.startsWith("jlink ") && run.contains("jdeps ")
+                && run.contains("--output /opt/java")), "a jlink'd runtime from jdeps' module list: " + runs);
+        List<String> copies = Dockerfile.all(runtime, "COPY");
+        assertTrue(copies.contains("--from=build /src/cli/target/larder.jar /app/larder.jar"), copies.toString());
+        assertTrue(copies.contains("--from=build /opt/java /opt/java"), copies.toString());
+    }
+
+    @Test
+    void runtimeRunsTheJlinkedJava() {
+        assertTrue(env.get("PATH").startsWith("/opt/java/bin:"), env.get("PATH"));
+        assertEquals("/opt/java", env.get("JAVA_HOME"));
     }
 
     @Test

@@ -1,0 +1,153 @@
+package dev.larder.bench;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code larder bench tail}: warm-up, closed-loop capacity of PUT and GET, then the phases (default PUT, GET, MIX,
+ * PUT, GET) at a fraction of each op's capacity, all in one generator session on the same connections so the latency
+ * over time is continuous across the switches; optionally the sustainable rate of PUT and GET, and the same phases
+ * at the same rates against nginx for the HTTP ceiling.
+ */
+public final class TailBench {
+
+    private final BenchOptions options;
+    private final TailOptions tail;
+    private final PrintStream out;
+    private final TailSession session;
+    private final AtomicLong putCursor = new AtomicLong();
+
+    private TailBench(BenchOptions options, TailOptions tail, PrintStream out) {
+        this.options = options;
+        this.tail = tail;
+        this.out = out;
+        this.session = new TailSession(options, tail);
+    }
+
+    /**
+     * Runs it against {@code options}' first target and writes the outputs asked for. Text goes to {@code out}
+     * (with {@code --json -} the JSON goes there and the text to {@code err}).
+     */
+    public static TailResult run(BenchOptions options, TailOptions tail, PrintStream out, PrintStream err) {
+        PrintStream text = options.jsonToStdout() ? err : out;
+        TailResult result = new TailBench(options, tail, text).runAll();
+        TailOutputs.write(result, text, out);
+        return result;
+    }
+
+    private TailResult runAll() {
+        Instant started = Instant.now();
+        Target target = options.targets().get(0);
+        out.println("Tail benchmark @ " + (target.url() != null ? target.url() : target.label()) + ", SLO "
+                + tail.slo().describe());
+        out.printf(Locale.ROOT, "  %d connections, %d thread(s), %s values, load %.0f%% of each op's capacity, "
+                        + "phases of %s%n", options.connections(), options.threads(), options.workload().valueSize(),
+                100 * tail.load(), Units.shortTime(tail.phaseDuration().toNanos() / 1000.0));
+        try (ServerHandle server = ServerHandle.open(target, options)) {
+            for (String s : server.settings()) {
+                out.println("  server: " + s);
+            }
+            RequestEncoder encoder = new RequestEncoder(server.url(), options.headers(),
+                    options.workload().valueSize().max(), options.seed());
+            String prefill = options.prefill() ? Prefill.run(server, encoder, putCursor, options, out) : null;
+            RunResult warmup = null;
+            if (!tail.warmup().isZero()) {
+                warmup = session.closedLoop(server.url(), server.label(), encoder, putCursor, TailPhase.PUT,
+                        tail.warmup());
+                out.printf(Locale.ROOT, "  warm-up: PUT closed loop %s: %d answers (%.0f req/s)%n",
+                        Units.shortTime(tail.warmup().toNanos() / 1000.0), warmup.completed(), warmup.achievedRate());
+            }
+            RunResult putCapacity = capacity(server.url(), server.label(), encoder, TailPhase.PUT);
+            RunResult getCapacity = capacity(server.url(), server.label(), encoder, TailPhase.GET);
+            double[] capacities = {putCapacity.achievedRate(), getCapacity.achievedRate()};
+            List<TailSession.Step> steps = phaseSteps(capacities);
+            out.println("  phases: " + describe(steps) + " (one session, same connections)");
+            List<RunResult> larder = session.run(server.url(), server.label(), encoder, putCursor, steps);
+            List<TailResult.SustainableResult> sustainable = new ArrayList<>();
+            if (tail.sustainable()) {
+                for (TailPhase op : List.of(TailPhase.PUT, TailPhase.GET)) {
+                    sustainable.add(SustainableSearch.find(session, tail, server.url(), server.label(), encoder,
+                            putCursor, op, capacity(op, capacities), capacities[0], out));
+                }
+            }
+            List<RunResult> nginx = null;
+            RunResult nginxCapacity = null;
+            if (tail.nginx() != null) {
+                RequestEncoder nginxEncoder = new RequestEncoder(tail.nginx(), options.headers(),
+                        options.workload().valueSize().max(), options.seed());
+                AtomicLong nginxCursor = new AtomicLong(putCursor.get());
+                out.println("  nginx " + tail.nginx() + ": the same phases at the same rates ...");
+                nginx = session.run(tail.nginx(), "nginx", nginxEncoder, nginxCursor, steps);
+                if (tail.sustainable()) {
+                    nginxCapacity = session.closedLoop(tail.nginx(), "nginx", nginxEncoder, nginxCursor,
+                            TailPhase.GET, tail.capacityDuration());
+                    out.printf(Locale.ROOT, "  nginx capacity (closed loop): %.0f req/s%n",
+                            nginxCapacity.achievedRate());
+                }
+            }
+            List<TailResult.PhaseResult> phases = new ArrayList<>();
+            double at = 0;
+            for (int i = 0; i < steps.size(); i++) {
+                TailSession.Step s = steps.get(i);
+                phases.add(new TailResult.PhaseResult(s.kind(), s.rate(), at, larder.get(i),
+                        nginx == null ? null : nginx.get(i)));
+                at += s.duration().toNanos() / 1e9;
+            }
+            return new TailResult(options, tail, started, Bench.machine(), server.label(), server.url(),
+                    server.settings(), prefill, warmup, putCapacity, getCapacity, phases, sustainable, nginxCapacity);
+        }
+    }
+
+    private RunResult capacity(URI url, String label, RequestEncoder encoder, TailPhase op) {
+        RunResult r = session.closedLoop(url, label, encoder, putCursor, op, tail.capacityDuration());
+        if (r.completed() == 0) {
+            throw new BenchException("capacity of " + op + " is 0: " + label + " answered nothing in "
+                    + Units.shortTime(tail.capacityDuration().toNanos() / 1000.0));
+        }
+        out.printf(Locale.ROOT, "  capacity %s (closed loop): %.0f req/s, status %s%n", op, r.achievedRate(),
+                r.statusCounts());
+        return r;
+    }
+
+    private List<TailSession.Step> phaseSteps(double[] capacities) {
+        List<TailSession.Step> steps = new ArrayList<>();
+        for (TailPhase kind : tail.phases()) {
+            steps.add(new TailSession.Step(kind.name(), kind, Math.round(tail.load() * capacity(kind, capacities)),
+                    tail.phaseDuration(), true));
+        }
+        return steps;
+    }
+
+    /**
+     * An op's saturated rate; for the mix, the rate at which its requests would fill the server if each cost what
+     * it costs alone (1 / capacity): the weighted harmonic mean of the capacities.
+     */
+    double capacity(TailPhase kind, double[] capacities) {
+        return switch (kind) {
+            case PUT -> capacities[0];
+            case GET -> capacities[1];
+            case MIX -> {
+                double total = 0;
+                double seconds = 0;
+                for (Workload.Weighted w : tail.mix()) {
+                    total += w.weight();
+                    seconds += w.weight() / capacities[w.operation() == Operation.PUT ? 0 : 1];
+                }
+                yield total / seconds;
+            }
+        };
+    }
+
+    private static String describe(List<TailSession.Step> steps) {
+        StringBuilder sb = new StringBuilder();
+        for (TailSession.Step s : steps) {
+            sb.append(sb.length() > 0 ? " -> " : "").append(s.name()).append(' ').append(Units.rate(s.rate()));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,83 @@
+package dev.larder.bench;
+
+/** The {@code --json} summary of a tail run; each run in {@link JsonSummary}'s layout (latencies in ms). */
+final class TailJson {
+
+    private TailJson() {
+    }
+
+    static String of(TailResult r) {
+        TailOptions tail = r.tail();
+        long bound = tail.slo().thresholdMicros();
+        Json j = new Json().beginObject();
+        j.field("tool", "larder bench tail");
+        j.field("started", r.started().toString());
+        j.field("command", r.options().commandLine());
+        j.field("machine", r.machine());
+        j.field("generator", r.options().describeConnections());
+        j.field("tail", tail.describe());
+        j.field("slo", tail.slo().describe());
+        j.field("slo_bound_ms", bound / 1000.0);
+        j.key("server").beginObject().field("label", r.label()).field("url", r.url().toString());
+        j.key("settings").beginArray();
+        for (String s : r.settings()) {
+            j.value(s);
+        }
+        j.endArray().field("prefill", r.prefill()).endObject();
+        optionalRun(j, "warmup", r.warmup());
+        j.key("capacity").beginObject().field("put_rate", r.putCapacity().achievedRate())
+                .field("get_rate", r.getCapacity().achievedRate());
+        optionalRun(j, "put", r.putCapacity());
+        optionalRun(j, "get", r.getCapacity());
+        j.endObject();
+        j.key("phases").beginArray();
+        for (TailResult.PhaseResult p : r.phases()) {
+            j.beginObject();
+            j.field("kind", p.kind().name());
+            j.field("rate", p.rate());
+            j.field("start_seconds", p.startSeconds());
+            j.field("seconds_above_slo", p.secondsAbove(bound));
+            int recover = p.recoverySeconds(bound);
+            j.key("recovery_seconds");
+            if (recover < 0) {
+                j.nullValue();
+            } else {
+                j.value(recover);
+            }
+            j.field("switch_cost_seconds", p.switchCostSeconds(tail.switchWindow()));
+            j.field("p99_ratio_to_nginx", p.p99Ratio());
+            optionalRun(j, "larder", p.larder());
+            optionalRun(j, "nginx", p.nginx());
+            j.endObject();
+        }
+        j.endArray();
+        j.key("sustainable").beginArray();
+        for (TailResult.SustainableResult s : r.sustainable()) {
+            j.beginObject().field("op", s.op().name()).field("capacity", s.capacity()).field("rate", s.rate())
+                    .field("resolution", s.resolution());
+            j.key("trials").beginArray();
+            for (SweepOutcome.Point p : s.trials()) {
+                j.beginObject().field("rate", p.result().targetRate()).field("held", p.held())
+                        .field("p99_ms", p.result().percentile(99) / 1000.0);
+                j.key("violations").beginArray();
+                for (String v : p.violations()) {
+                    j.value(v);
+                }
+                j.endArray().endObject();
+            }
+            j.endArray().endObject();
+        }
+        j.endArray();
+        optionalRun(j, "nginx_capacity", r.nginxCapacity());
+        return j.endObject().toString();
+    }
+
+    private static void optionalRun(Json j, String key, RunResult r) {
+        j.key(key);
+        if (r == null) {
+            j.nullValue();
+        } else {
+            JsonSummary.run(j, r, null);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.larder.bench;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What {@code larder bench tail} does beyond the shared load flags ({@link BenchOptions}: connections, threads,
+ * keys, value size, prefill, outputs). Built and validated by the CLI layer.
+ *
+ * @param warmup           closed-loop PUT before anything is measured (JIT, caches, a first flush)
+ * @param capacityDuration each closed-loop capacity run (PUT, then GET)
+ * @param phaseDuration    each phase
+ * @param load             fraction of the op's capacity each phase runs at, in (0, 1]
+ * @param phases           the phases in order
+ * @param mix              the MIX phase's weights
+ * @param slo              what a phase, a second and a sustainable rate are held to
+ * @param switchWindow     the first seconds of a phase over which the switch cost is counted
+ * @param nginx            an HTTP ceiling (nginx {@code return 200}) to replay the phases against, or {@code null}
+ * @param sustainable      also find the sustainable rate of PUT and GET by bisection
+ * @param hold             how long a rate must hold the SLO, after a write phase, to be sustainable
+ * @param bisectSteps      bisection runs per op between 0 and the capacity (resolution capacity / 2^steps)
+ */
+public record TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
+                          List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
+                          URI nginx, boolean sustainable, Duration hold, int bisectSteps) {
+
+    public TailOptions {
+        phases = List.copyOf(phases);
+        mix = List.copyOf(mix);
+        if (warmup == null || warmup.isNegative()) {
+            throw new IllegalArgumentException("warmup: " + warmup + " (expected: >= 0)");
+        }
+        positive("capacity-duration", capacityDuration);
+        positive("phase-duration", phaseDuration);
+        positive("switch-window", switchWindow);
+        positive("hold", hold);
+        if (!(load > 0 && load <= 1)) {
+            throw new IllegalArgumentException("load: " + load + " (expected: 0 < load <= 1, a fraction of the "
+                    + "capacity)");
+        }
+        if (phases.isEmpty()) {
+            throw new IllegalArgumentException("phases: empty (expected: e.g. put,get,mix,put,get)");
+        }
+        if (mix.isEmpty()) {
+            throw new IllegalArgumentException("mix: empty (expected: e.g. get=90,put=10)");
+        }
+        for (Workload.Weighted w : mix) {
+            if (w.operation() != Operation.GET && w.operation() != Operation.PUT) {
+                throw new IllegalArgumentException("mix: " + w.operation().flag() + " (expected: get and put only, "
+                        + "whose capacities are measured)");
+            }
+        }
+        if (slo == null) {
+            throw new IllegalArgumentException("slo: required");
+        }
+        if (nginx != null) {
+            Target.validate(nginx);
+        }
+        if (bisectSteps < 1 || bisectSteps > 20) {
+            throw new IllegalArgumentException("bisect: " + bisectSteps + " (expected: 1..20)");
+        }
+    }
+
+    private static void positive(String name, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+        }
+    }
+
+    /** The MIX phase's weights as text ({@code get=90,put=10}). */
+    public String mixText() {
+        StringBuilder sb = new StringBuilder();
+        for (Workload.Weighted w : mix) {
+            sb.append(sb.length() > 0 ? "," : "").append(w.operation().flag()).append('=').append(w.weight());
+        }
+        return sb.toString();
+    }
+
+    /** One line for the report and the JSON. */
+    public String describe() {
+        StringBuilder p = new StringBuilder();
+        for (TailPhase t : phases) {
+            p.append(p.length() > 0 ? "," : "").append(t.flag());
+        }
+        return String.format(Locale.ROOT, "warmup=%s capacity-duration=%s phase-duration=%s load=%s phases=%s "
+                        + "mix=%s slo=%s switch-window=%s nginx=%s sustainable=%s hold=%s bisect=%d",
+                seconds(warmup), seconds(capacityDuration), seconds(phaseDuration), load, p, mixText(),
+                slo.describe(), seconds(switchWindow), nginx, sustainable, seconds(hold), bisectSteps);
+    }
+
+    private static String seconds(Duration d) {
+        return Units.shortTime(d.toNanos() / 1000.0);
+    }
+}

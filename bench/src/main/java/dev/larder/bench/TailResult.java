@@ -1,0 +1,100 @@
+package dev.larder.bench;
+
+import java.net.URI;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A whole {@code larder bench tail} run.
+ *
+ * @param options       the shared load flags
+ * @param tail          the tail flags
+ * @param started       when it began
+ * @param machine       a line about the generator's machine
+ * @param label         the server's name
+ * @param url           its data URL
+ * @param settings      what we learned of its configuration
+ * @param prefill       the prefill summary, or {@code null}
+ * @param warmup        the closed-loop PUT warm-up, or {@code null} if skipped
+ * @param putCapacity   closed-loop PUT run: its achieved rate is the PUT capacity
+ * @param getCapacity   closed-loop GET run
+ * @param phases        the phases, in order
+ * @param sustainable   the sustainable rates (PUT, GET), empty unless asked for
+ * @param nginxCapacity closed-loop GET run against nginx (its saturated rate), or {@code null}
+ */
+public record TailResult(BenchOptions options, TailOptions tail, Instant started, String machine, String label,
+                         URI url, List<String> settings, String prefill, RunResult warmup, RunResult putCapacity,
+                         RunResult getCapacity, List<PhaseResult> phases, List<SustainableResult> sustainable,
+                         RunResult nginxCapacity) {
+
+    public TailResult {
+        settings = List.copyOf(settings);
+        phases = List.copyOf(phases);
+        sustainable = List.copyOf(sustainable);
+    }
+
+    /**
+     * One phase: Larder's figures and, when measured, nginx's at the same rate.
+     *
+     * @param kind         what it sent
+     * @param rate         target requests/s
+     * @param startSeconds where it starts on the session's time axis
+     * @param larder       the server's window
+     * @param nginx        nginx's window at the same rate, or {@code null}
+     */
+    public record PhaseResult(TailPhase kind, double rate, double startSeconds, RunResult larder, RunResult nginx) {
+
+        /** Seconds of the phase whose p99 is above {@code boundMicros}. */
+        public int secondsAbove(long boundMicros) {
+            return larder.timeline().secondsAbove(boundMicros);
+        }
+
+        /** Seconds from the switch to the first second with p99 within {@code boundMicros}; -1 for never. */
+        public int recoverySeconds(long boundMicros) {
+            return larder.timeline().recoverySeconds(boundMicros);
+        }
+
+        /**
+         * What the switch into this phase cost: the answers above the timeline's threshold (the SLO bound) in its
+         * first {@code window}, in seconds of requests at the phase's rate (count / rate). 1 s = a whole second's
+         * worth of requests were late.
+         */
+        public double switchCostSeconds(java.time.Duration window) {
+            int seconds = TimelineRecorder.secondsOf(window.toNanos());
+            return rate > 0 ? larder.timeline().overThreshold(seconds) / rate : 0;
+        }
+
+        /** {@link #p99Ratio()} for humans: {@code 0.04x}, {@code 2.31x}, {@code 140x}; empty without nginx. */
+        public String p99RatioText() {
+            double r = p99Ratio();
+            if (Double.isNaN(r)) {
+                return "";
+            }
+            return String.format(java.util.Locale.ROOT, r < 10 ? "%.2fx" : "%.0fx", r);
+        }
+
+        /** Larder's p99 over nginx's at the same rate; NaN without nginx. */
+        public double p99Ratio() {
+            if (nginx == null || nginx.percentile(99) == 0) {
+                return Double.NaN;
+            }
+            return (double) larder.percentile(99) / nginx.percentile(99);
+        }
+    }
+
+    /**
+     * A sustainable rate found by bisection.
+     *
+     * @param op         PUT or GET
+     * @param capacity   the closed-loop (saturated) rate it was searched under
+     * @param rate       the highest rate that held the SLO for the hold after a write phase; 0 if none did
+     * @param resolution capacity / 2^steps: the true breakdown point is below {@code rate + resolution}
+     * @param trials     each hold tried, in order, with why it missed (empty = held)
+     */
+    public record SustainableResult(TailPhase op, double capacity, double rate, double resolution,
+                                    List<SweepOutcome.Point> trials) {
+        public SustainableResult {
+            trials = List.copyOf(trials);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.larder.bench;
+
+import java.io.PrintStream;
+import java.util.Locale;
+
+/** The text summary of a tail run: the phase table beside nginx, the sustainable rates, the warnings. */
+final class TailText {
+
+    private TailText() {
+    }
+
+    static void print(PrintStream out, TailResult r) {
+        TailOptions tail = r.tail();
+        long bound = tail.slo().thresholdMicros();
+        String b = Units.timeMicros(bound);
+        out.println();
+        out.printf("  Phases of %s (SLO %s). s>SLO: seconds with p99 > %s; recover: seconds after the switch until "
+                + "the first second with p99 <= %s; cost: answers > %s in the first %s after the switch / rate, in "
+                + "seconds of requests%n", r.label(), tail.slo().describe(), b, b, b,
+                Units.shortTime(tail.switchWindow().toNanos() / 1000.0));
+        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s%n", "#", "op", "rate", "achieved", "p50",
+                "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio");
+        int i = 1;
+        for (TailResult.PhaseResult p : r.phases()) {
+            RunResult l = p.larder();
+            int recover = p.recoverySeconds(bound);
+            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s%n", i++, p.kind(),
+                    Units.rate(p.rate()), l.achievedRate(), Units.timeMicros(l.percentile(50)),
+                    Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),
+                    Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
+                    recover < 0 ? "never" : recover + "s", p.switchCostSeconds(tail.switchWindow()),
+                    p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
+                    p.nginx() == null ? "-" : p.p99RatioText());
+        }
+        if (!r.sustainable().isEmpty()) {
+            out.println();
+            out.printf("  Sustainable rate: the highest rate held for %s right after a write phase with %s "
+                            + "(bisection between 0 and the capacity, %d steps)%n",
+                    Units.shortTime(tail.hold().toNanos() / 1000.0), tail.slo().describe(), tail.bisectSteps());
+            for (TailResult.SustainableResult s : r.sustainable()) {
+                out.printf(Locale.ROOT, "  %-4s sustainable %s req/s (resolution %s), saturated %.0f req/s: %.2f x "
+                                + "saturated%s%n", s.op(),
+                        s.rate() > 0 ? Units.rate(s.rate()) : "below " + Units.rate(Math.round(s.resolution())),
+                        Units.rate(Math.round(s.resolution())), s.capacity(), s.rate() / s.capacity(),
+                        r.nginxCapacity() == null ? "" : String.format(Locale.ROOT,
+                                ", %.2f x nginx's saturated %.0f req/s", s.rate() / r.nginxCapacity().achievedRate(),
+                                r.nginxCapacity().achievedRate()));
+            }
+        }
+        i = 1;
+        for (TailResult.PhaseResult p : r.phases()) {
+            for (Warning w : p.larder().warnings()) {
+                out.println("  WARNING (phase " + i + " " + p.kind() + "): " + w.message());
+            }
+            if (p.nginx() != null) {
+                for (Warning w : p.nginx().warnings()) {
+                    out.println("  WARNING (nginx, phase " + i + " " + p.kind() + "): " + w.message());
+                }
+            }
+            i++;
+        }
+        out.println();
+    }
+}

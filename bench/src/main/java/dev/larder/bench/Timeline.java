@@ -1,0 +1,100 @@
+package dev.larder.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.HdrHistogram.IntCountsHistogram;
+
+/**
+ * A measured window second by second (by arrival time of the answers, merged over the generator threads): what a
+ * single p99 over the whole window hides, a stall of a few seconds or a slow start after a workload switch, shows
+ * here. Latencies are corrected (from the due time), in microseconds.
+ *
+ * @param thresholdMicros the bound {@link Second#overThreshold()} counts against (the SLO's latency bound)
+ * @param seconds         the window's seconds in order; the last one may be partial
+ */
+public record Timeline(long thresholdMicros, List<Second> seconds) {
+
+    /** No seconds (a run without a fixed window, such as the prefill). */
+    public static final Timeline EMPTY = new Timeline(0, List.of());
+
+    /**
+     * One second of the window.
+     *
+     * @param completed     answers that arrived in it
+     * @param overThreshold of those, answers with latency above the threshold
+     * @param p50           median latency, µs (2 significant digits)
+     * @param p99           99th percentile, µs (2 significant digits)
+     * @param max           the highest latency, µs (exact)
+     */
+    public record Second(long completed, long overThreshold, long p50, long p99, long max) {
+    }
+
+    public Timeline {
+        seconds = List.copyOf(seconds);
+    }
+
+    /** Adds up the threads' seconds (their histograms, so the percentiles are those of all answers). */
+    static Timeline merge(List<TimelineRecorder> threads) {
+        if (threads.isEmpty()) {
+            return EMPTY;
+        }
+        int n = 0;
+        for (TimelineRecorder t : threads) {
+            n = Math.max(n, t.seconds());
+        }
+        List<Second> out = new ArrayList<>(n);
+        IntCountsHistogram h = TimelineRecorder.newSecondHistogram();
+        for (int i = 0; i < n; i++) {
+            h.reset();
+            long completed = 0;
+            long over = 0;
+            long max = 0;
+            for (TimelineRecorder t : threads) {
+                if (i < t.seconds()) {
+                    completed += t.completed(i);
+                    over += t.over(i);
+                    max = Math.max(max, t.max(i));
+                    h.add(t.latency(i));
+                }
+            }
+            boolean any = h.getTotalCount() > 0;
+            out.add(new Second(completed, over, any ? h.getValueAtPercentile(50) : 0,
+                    any ? h.getValueAtPercentile(99) : 0, max));
+        }
+        return new Timeline(threads.get(0).thresholdMicros(), out);
+    }
+
+    /** Answers in all seconds. */
+    public long completed() {
+        return seconds.stream().mapToLong(Second::completed).sum();
+    }
+
+    /** Answers above the threshold in all seconds. */
+    public long overThreshold() {
+        return overThreshold(seconds.size());
+    }
+
+    /** Answers above the threshold in the first {@code n} seconds. */
+    public long overThreshold(int n) {
+        return seconds.stream().limit(Math.max(0, n)).mapToLong(Second::overThreshold).sum();
+    }
+
+    /** Seconds whose p99 is above {@code boundMicros}. */
+    public int secondsAbove(long boundMicros) {
+        return (int) seconds.stream().filter(s -> s.completed() > 0 && s.p99() > boundMicros).count();
+    }
+
+    /**
+     * Seconds from the start of the window to the first second with answers and a p99 within {@code boundMicros}
+     * (0: the first second already was); -1 if no second was.
+     */
+    public int recoverySeconds(long boundMicros) {
+        for (int i = 0; i < seconds.size(); i++) {
+            Second s = seconds.get(i);
+            if (s.completed() > 0 && s.p99() <= boundMicros) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

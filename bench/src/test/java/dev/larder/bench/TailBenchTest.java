@@ -1,0 +1,114 @@
+package dev.larder.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench tail} end to end against stubs: capacities, phases, nginx beside them, sustainable rates, outputs. */
+class TailBenchTest {
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream text = new ByteArrayOutputStream();
+
+    private String output() {
+        return text.toString(StandardCharsets.UTF_8);
+    }
+
+    private static TailOptions tail(double load, boolean sustainable, StubServer nginx) {
+        return new TailOptions(Duration.ofMillis(300), Duration.ofMillis(700), Duration.ofSeconds(1), load,
+                TailPhase.parseList("put,get,mix,put,get"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
+                Duration.ofSeconds(1), nginx == null ? null : nginx.url(), sustainable, Duration.ofSeconds(1), 1);
+    }
+
+    @Test
+    void tinyRunWritesTextJsonAndReport() throws IOException {
+        // Serial stubs (one request at a time, 1 ms / 0.5 ms each): capacities about 1000 and 2000 req/s, so the
+        // run is light on a shared machine.
+        try (StubServer larder = StubServer.serial(1000); StubServer nginx = StubServer.serial(500)) {
+            Path report = dir.resolve("report");
+            Path json = dir.resolve("tail.json");
+            BenchOptions options = BenchOptions.builder().target(Target.external("stub", larder.url()))
+                    .connections(8).threads(1).timeout(Duration.ofSeconds(5)).reportDir(report).json(json)
+                    .commandLine("larder bench tail test").build();
+            PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8);
+            TailResult r = TailBench.run(options, tail(0.5, true, nginx), out, out);
+
+            assertEquals(5, r.phases().size());
+            assertEquals(List.of(TailPhase.PUT, TailPhase.GET, TailPhase.MIX, TailPhase.PUT, TailPhase.GET),
+                    r.phases().stream().map(TailResult.PhaseResult::kind).toList());
+            // A serial 1 ms stub cannot answer more than 1000/s, whatever the machine does.
+            assertTrue(r.putCapacity().achievedRate() > 0 && r.putCapacity().achievedRate() <= 1100,
+                    "PUT capacity " + r.putCapacity().achievedRate());
+            for (int i = 0; i < r.phases().size(); i++) {
+                TailResult.PhaseResult p = r.phases().get(i);
+                assertEquals(i, p.startSeconds(), 1e-9, "phases follow each other, one second each");
+                double put = r.putCapacity().achievedRate();
+                double get = r.getCapacity().achievedRate();
+                // The mix's capacity: each request costs what it costs alone (weighted harmonic mean).
+                double capacity = switch (p.kind()) {
+                    case PUT -> put;
+                    case GET -> get;
+                    case MIX -> 1 / (0.9 / get + 0.1 / put);
+                };
+                assertEquals(Math.round(0.5 * capacity), p.rate(), 0.5, "phase " + i);
+                assertEquals(p.larder().completed(), p.larder().timeline().completed(), "phase " + i);
+                assertTrue(p.nginx() != null && p.nginx().targetRate() == p.rate(), "nginx at the same rate");
+            }
+            assertEquals(2, r.sustainable().size());
+            for (TailResult.SustainableResult s : r.sustainable()) {
+                assertEquals(1, s.trials().size(), "one bisection step");
+                assertEquals(Math.round(s.capacity() / 2), s.trials().get(0).result().targetRate(), 0.5);
+                assertEquals(s.capacity() / 2, s.resolution(), 1e-9);
+            }
+
+            String t = output();
+            assertTrue(t.contains(" # op        rate   achieved"), t);
+            assertTrue(t.contains("Sustainable rate: the highest rate held for 1s"), t);
+            assertTrue(t.matches("(?s).*\\n\\s+5 GET .*"), t);
+
+            String summary = Files.readString(json);
+            assertTrue(summary.contains("\"tool\": \"larder bench tail\""), summary);
+            assertTrue(summary.contains("\"switch_cost_seconds\": "), summary);
+            assertTrue(summary.contains("\"timeline\": {"), summary);
+            assertTrue(summary.contains("\"sustainable\": ["), summary);
+
+            String html = Files.readString(report.resolve("index.html"));
+            assertTrue(html.contains("Latency over time"), "the plot");
+            assertTrue(html.contains(">nginx p99</text>"), "nginx overlaid");
+            assertTrue(html.contains(">MIX " + Units.rate(r.phases().get(2).rate()) + "</text>"), "switches marked");
+            assertFalse(html.contains("<script"), "no scripts");
+            assertTrue(Files.readString(report.resolve("charts/latency-over-time.svg")).startsWith("<svg"));
+            assertTrue(Files.exists(report.resolve("hgrm/larder-5-get.hgrm")));
+            assertTrue(Files.exists(report.resolve("hgrm/nginx-3-mix.hgrm")));
+        }
+    }
+
+    @Test
+    void optionsRejectNonsense() {
+        assertThrows(IllegalArgumentException.class, () -> tail(0, false, null));
+        assertThrows(IllegalArgumentException.class, () -> tail(1.01, false, null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new TailOptions(
+                Duration.ZERO, Duration.ofSeconds(1), Duration.ZERO, 0.5, List.of(TailPhase.PUT),
+                Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1), null, false,
+                Duration.ofSeconds(1), 5));
+        assertEquals("phase-duration: PT0S (expected: > 0)", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TailPhase.parseList("put,fly"));
+        assertThrows(IllegalArgumentException.class, () -> new TailOptions(Duration.ZERO, Duration.ofSeconds(1),
+                Duration.ofSeconds(1), 0.5, List.of(TailPhase.MIX), Workload.parseMix("get=1,delete=1"),
+                Slo.parse("p99=10ms"), Duration.ofSeconds(1), null, false, Duration.ofSeconds(1), 5));
+    }
+}

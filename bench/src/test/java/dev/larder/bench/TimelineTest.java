@@ -1,0 +1,88 @@
+package dev.larder.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-second timeline against stubs on real sockets: it accounts for every answer of the window, and a stall or
+ * a workload switch shows in the seconds where it happened. Bounds only use what noise cannot undo (noise adds
+ * latency, it never removes any).
+ */
+class TimelineTest {
+
+    private final ByteArrayOutputStream text = new ByteArrayOutputStream();
+
+    private String output() {
+        return text.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void timelineSumsMatchTheTotals() {
+        // A 300 ms stall about 1.5 s into the 3 s window (400 req/s, 0.5 s warm-up): many answers above 10 ms.
+        try (StubServer stub = StubServer.stalling(500, 800, 300)) {
+            BenchOptions options = BenchOptions.builder().target(Target.external("stub", stub.url()))
+                    .rate(400).connections(8).threads(2).warmup(Duration.ofMillis(500))
+                    .duration(Duration.ofSeconds(3)).timeout(Duration.ofSeconds(5))
+                    .workload(Workload.of(Operation.URL, 1, KeyDistribution.UNIFORM, false, ValueSize.fixed(0)))
+                    .build();
+            PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8);
+            RunResult r = Bench.run(options, null, out, out).targets().get(0).runs().get(0);
+            Timeline t = r.timeline();
+
+            assertEquals(3, t.seconds().size(), output());
+            assertEquals(10_000, t.thresholdMicros(), "the default SLO's bound");
+            assertEquals(r.completed(), t.completed(), "every answer of the window is in some second");
+            long maxOfSeconds = t.seconds().stream().mapToLong(Timeline.Second::max).max().orElse(0);
+            assertEquals(r.corrected().getMaxValue(), r.corrected().highestEquivalentValue(maxOfSeconds),
+                    "the worst second holds the window's maximum");
+            // The histogram can only tell apart values in different buckets: the two counts may differ by the
+            // answers in the bucket that holds the threshold itself.
+            long above = r.corrected().getCountBetweenValues(t.thresholdMicros() + 1,
+                    r.corrected().getHighestTrackableValue());
+            long slack = r.corrected().getCountAtValue(t.thresholdMicros());
+            assertTrue(Math.abs(t.overThreshold() - above) <= slack,
+                    t.overThreshold() + " above the threshold by second, " + above + " by the histogram\n" + output());
+            assertTrue(t.overThreshold() > 0, "the stall's answers are late\n" + output());
+            assertTrue(t.secondsAbove(t.thresholdMicros()) >= 1, "the stall's second shows\n" + output());
+        }
+    }
+
+    @Test
+    void aPhaseSwitchIsVisibleInTheTimeline() {
+        // PUTs take 200 ms, GETs nothing: one session, PUT for 2 s then GET for 2 s on the same connections.
+        try (StubServer stub = StubServer.slowPuts(0, 200_000)) {
+            RequestEncoder encoder = new RequestEncoder(stub.url(), List.of(), 8, 1);
+            AtomicLong cursor = new AtomicLong();
+            Workload put = Workload.of(Operation.PUT, 100, KeyDistribution.UNIFORM, false, ValueSize.fixed(8));
+            Workload get = Workload.of(Operation.GET, 100, KeyDistribution.WRITTEN, false, ValueSize.fixed(8));
+            LoadGenerator.Plan plan = new LoadGenerator.Plan(stub.url(), 32, 1, Duration.ofSeconds(5), 10_000,
+                    List.of(new LoadGenerator.Phase("PUT", 100, Duration.ofSeconds(2), true,
+                                    t -> encoder.workload(put, null, cursor, 7)),
+                            new LoadGenerator.Phase("GET", 100, Duration.ofSeconds(2), true,
+                                    t -> encoder.workload(get, null, cursor, 8))));
+            List<LoadGenerator.Window> windows = LoadGenerator.run(plan, null).windows();
+            assertEquals(List.of("PUT", "GET"), windows.stream().map(LoadGenerator.Window::name).toList());
+            Timeline puts = RunResult.merge("stub", stub.url(), "put", 100, 32, windows.get(0), List.of()).timeline();
+            RunResult getRun = RunResult.merge("stub", stub.url(), "get", 100, 32, windows.get(1), List.of());
+            Timeline gets = getRun.timeline();
+
+            for (Timeline.Second s : puts.seconds()) {
+                assertTrue(s.completed() > 0 && s.p50() >= 190_000, "every PUT second is slow: " + puts);
+                assertEquals(s.completed(), s.overThreshold(), "every PUT is above 10 ms: " + puts);
+            }
+            // The last GET second is fast unless the machine held a GET back for 200 ms, half the time.
+            Timeline.Second last = gets.seconds().get(gets.seconds().size() - 1);
+            assertTrue(last.completed() > 0 && last.p50() < 190_000, "the GET phase is fast by its end: " + gets);
+            assertTrue(getRun.statusCounts().containsKey(200), "GETs answered 200: " + getRun.statusCounts());
+            assertTrue(cursor.get() > 0, "the PUTs wrote ids the GETs read");
+        }
+    }
+}

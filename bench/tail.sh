@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Issue 13's tail benchmark in one command: nginx (`return 200`, ../shared/bench/nginx-ceiling.conf) and a FRESH
+# Larder on an empty temporary data directory, both pinned to core 1; `larder bench tail` pinned to core 0 runs the
+# warm-up, the closed-loop capacities, then PUT -> GET -> MIX(get=90,put=10) -> PUT -> GET at 75% of each op's
+# capacity on one set of connections, and replays the same phases at the same rates against nginx. Each round writes
+# OUT/roundN.txt, OUT/roundN.json and the HTML report OUT/roundN/index.html.
+#
+#   bench/tail.sh                                  # one round, the defaults below
+#   bench/tail.sh -- --workers 0                   # flags after -- go to `larder serve`
+#   SERVER_JAR=old.jar bench/tail.sh               # an older server build, measured by this build's client
+#   bench/tail.sh --connections 128 -- --workers 0 # flags before -- go to `larder bench tail`
+#   PHASE=5s WARMUP=5s CAPACITY=5s bench/tail.sh   # a quick look
+#   SUSTAINABLE=1 bench/tail.sh                    # + the sustainable rate of PUT and GET (HOLD=60s, BISECT=5)
+#   LARGE=1 bench/tail.sh                          # prefill KEYS=10000000 keys, then GET at 50% of capacity
+#   ROUNDS=3 bench/tail.sh                         # fresh server each round, then the medians
+#
+# Needs: nginx-light, taskset, python3 (for ROUNDS > 1), the jar (./mvnw -q -DskipTests package).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+JAR=${JAR:-cli/target/larder.jar}
+# The server may come from another build (an older one, to compare): the client is always $JAR.
+SERVER_JAR=${SERVER_JAR:-$JAR}
+SHARED=${SHARED:-../shared/bench}
+PORT=${PORT:-18085}
+ADMIN_PORT=${ADMIN_PORT:-18086}
+WARMUP=${WARMUP:-20s}
+CAPACITY=${CAPACITY:-15s}
+PHASE=${PHASE:-30s}
+LOAD=${LOAD:-0.75}
+ROUNDS=${ROUNDS:-1}
+LARGE=${LARGE:-0}
+KEYS=${KEYS:-10000000}
+SUSTAINABLE=${SUSTAINABLE:-0}
+HOLD=${HOLD:-60s}
+BISECT=${BISECT:-5}
+OUT=${OUT:-bench-results/tail-$(date -u +%Y%m%dT%H%M%SZ)}
+
+bench_args=()
+serve_args=()
+while [ "$#" -gt 0 ]; do
+  if [ "$1" = "--" ]; then
+    shift
+    serve_args=("$@")
+    break
+  fi
+  bench_args+=("$1")
+  shift
+done
+
+mode=(--phase-duration "$PHASE" --load "$LOAD")
+if [ "$LARGE" = 1 ]; then
+  # More keys than the block cache holds; reads uniform over all of them.
+  mode=(--prefill --keys "$KEYS" --phases get --phase-duration "$PHASE" --load 0.5)
+fi
+if [ "$SUSTAINABLE" = 1 ]; then
+  mode+=(--sustainable --hold "$HOLD" --bisect "$BISECT")
+fi
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+echo "# $(date -u +%FT%TZ) bench/tail.sh $*"
+echo "# env: WARMUP=$WARMUP CAPACITY=$CAPACITY PHASE=$PHASE LOAD=$LOAD ROUNDS=$ROUNDS LARGE=$LARGE KEYS=$KEYS" \
+  "SUSTAINABLE=$SUSTAINABLE HOLD=$HOLD BISECT=$BISECT SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU OUT=$OUT"
+echo "# build: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo '+dirty')," \
+  "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+nginx_ceiling_start "$SHARED/nginx-ceiling.conf"
+pid=
+data=
+cleanup() {
+  if [ -n "$pid" ]; then larder_stop "$pid"; fi
+  if [ -n "$data" ]; then rm -rf "$data" "$data.log"; fi
+  nginx_ceiling_stop
+}
+trap cleanup EXIT
+
+for round in $(seq "$ROUNDS"); do
+  data=$(mktemp -d /tmp/larder-tail.XXXXXX)
+  larder_start pid "$SERVER_JAR" "$PORT" "$data.log" --data-dir "$data" --admin-port "$ADMIN_PORT" \
+    ${serve_args[@]+"${serve_args[@]}"}
+  cmd=(taskset -c "$CLIENT_CPU" java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration "$CAPACITY"
+    "${mode[@]}" --nginx http://127.0.0.1:18090 --admin-url "http://127.0.0.1:$ADMIN_PORT"
+    --server-log "$data.log" --json "$OUT/round$round.json" --report "$OUT/round$round"
+    ${bench_args[@]+"${bench_args[@]}"} "http://127.0.0.1:$PORT")
+  echo "# round $round/$ROUNDS: server: taskset -c $SERVER_CPU java -jar $SERVER_JAR serve --port $PORT --data-dir $data" \
+    "--admin-port $ADMIN_PORT ${serve_args[*]+${serve_args[*]}}"
+  echo "# round $round/$ROUNDS: ${cmd[*]}"
+  "${cmd[@]}" | tee "$OUT/round$round.txt"
+  larder_stop "$pid"
+  pid=
+  rm -rf "$data" "$data.log"
+  data=
+done
+
+if [ "$ROUNDS" -gt 1 ]; then
+  python3 - "$OUT"/round*.json <<'PY'
+import json, statistics, sys
+runs = [json.load(open(f)) for f in sys.argv[1:]]
+med = lambda xs: statistics.median(xs) if xs else float("nan")
+print(f"\n  Medians of {len(runs)} rounds (latencies in ms; cost in seconds of requests):")
+print(f"  {'#':>2} {'op':<4} {'rate':>9} {'p50':>8} {'p99':>8} {'p99.9':>8} {'max':>8} {'s>SLO':>6} {'cost':>7}"
+      f" {'nginx p99':>9} {'ratio':>6}")
+for i, first in enumerate(runs[0]["phases"]):
+    ph = [r["phases"][i] for r in runs]
+    lat = lambda k: med([p["larder"]["latency_ms"].get(k, 0) for p in ph])
+    ngx = [p["nginx"]["latency_ms"].get("p99", 0) for p in ph if p["nginx"]]
+    ratio = [p["p99_ratio_to_nginx"] for p in ph if p["p99_ratio_to_nginx"] is not None]
+    print(f"  {i + 1:>2} {first['kind']:<4} {med([p['rate'] for p in ph]):>9.0f} {lat('p50'):>8.2f}"
+          f" {lat('p99'):>8.2f} {lat('p99.9'):>8.2f} {lat('max'):>8.2f}"
+          f" {med([p['seconds_above_slo'] for p in ph]):>6} {med([p['switch_cost_seconds'] for p in ph]):>7.3f}"
+          f" {med(ngx):>9.2f} {med(ratio):>6.2f}")
+print(f"  capacity PUT {med([r['capacity']['put_rate'] for r in runs]):.0f} req/s,"
+      f" GET {med([r['capacity']['get_rate'] for r in runs]):.0f} req/s")
+for k, s in enumerate(runs[0]["sustainable"]):
+    print(f"  sustainable {s['op']}: {med([r['sustainable'][k]['rate'] for r in runs]):.0f} req/s"
+          f" (resolution {s['resolution']:.0f})")
+PY
+fi

@@ -1,0 +1,80 @@
+package dev.larder.cli;
+
+import dev.larder.server.LarderServer;
+import dev.larder.server.PipelineWarmup;
+import dev.larder.server.ServerObserver;
+import dev.larder.server.ServerOptions;
+import dev.larder.server.metrics.CoarseClock;
+import dev.larder.server.metrics.LarderMeters;
+import dev.larder.storage.RocksDbStore;
+import dev.larder.storage.StoreOptions;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * Compiles the request paths before the real listener opens: a throwaway server, built from the same options on a
+ * loopback port, over a throwaway store in a temporary directory, answers {@link PipelineWarmup}'s requests. The
+ * JIT's compiled code is shared by every instance of a class, so the real server starts with it, while its data,
+ * its metrics and its port never see a warm-up request.
+ */
+final class JitWarmup {
+
+    private JitWarmup() {
+    }
+
+    /** Runs the warm-up and returns how long it took. */
+    static Duration run(ServerOptions options, StoreOptions storeOptions, boolean metrics, long requests,
+                        Duration clockResolution) {
+        long start = System.nanoTime();
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("larder-warmup");
+        } catch (IOException e) {
+            throw new UncheckedIOException("warm-up: cannot create a temporary directory", e);
+        }
+        try {
+            StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
+                    storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground());
+            ServerOptions loopback = options.toBuilder().host("127.0.0.1").port(0).build();
+            CoarseClock clock = metrics ? new CoarseClock(clockResolution) : null;
+            LarderMeters meters = metrics ? new LarderMeters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT,
+                    new PrometheusRegistry(), clock), clock) : null;
+            try (RocksDbStore store = RocksDbStore.open(scratch);
+                 LarderServer server = LarderServer.start(loopback, store,
+                         meters != null ? meters.observer() : ServerObserver.NOOP)) {
+                if (meters != null) {
+                    meters.bindServer(server);
+                    meters.bindStore(store.stats());
+                }
+                new PipelineWarmup(server.localAddress()).run(requests);
+            } finally {
+                if (meters != null) {
+                    meters.close();
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
+        } finally {
+            deleteTree(dir);
+        }
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // A leftover temporary directory is not worth failing the start over.
+        }
+    }
+}
