@@ -199,6 +199,10 @@ public final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
                     + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
         }
+        if (warmupRequests < 0) {
+            throw new ParameterException(spec.commandLine(), "--warmup-requests: " + warmupRequests
+                    + " (expected: >= 0)");
+        }
         StoreOptions storeOptions = new StoreOptions(dataDir, blockCache, rowCache, sync, true,
                 backgroundPriority == BackgroundPriority.low, writeBuffer);
         RocksDbStore store;

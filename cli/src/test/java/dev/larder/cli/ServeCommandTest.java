@@ -41,6 +41,7 @@ class ServeCommandTest {
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--write-buffer", "--sync",
+                "--background-priority", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
         }
@@ -97,6 +98,12 @@ class ServeCommandTest {
         Run tinyBuffer = execute("serve", "--write-buffer", "4KiB");
         assertEquals(2, tinyBuffer.status());
         assertTrue(tinyBuffer.err().contains("--write-buffer: 4096 (expected: >= 65536)"), tinyBuffer.err());
+        Run negativeWarmup = execute("serve", "--warmup-requests", "-1");
+        assertEquals(2, negativeWarmup.status());
+        assertTrue(negativeWarmup.err().contains("--warmup-requests: -1 (expected: >= 0)"), negativeWarmup.err());
+        Run badPriority = execute("serve", "--background-priority", "idle");
+        assertEquals(2, badPriority.status());
+        assertTrue(badPriority.err().contains("--background-priority"), badPriority.err());
     }
 
     /** -1 is not a hidden "auto": unset means 2 x cores, and a bad value is one line on stderr, not the usage. */
