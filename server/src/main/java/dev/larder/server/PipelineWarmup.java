@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -51,24 +52,24 @@ public final class PipelineWarmup {
             socket.connect(address, 10_000);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
             InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            List<Step> batch = new ArrayList<>();
             int round = 0;
             while (sent < requests) {
-                int first = round;
+                batch.clear();
                 for (int i = 0; i < ROUNDS_PER_WRITE; i++, round++) {
-                    for (Step step : steps(round)) {
-                        out.write(step.request().getBytes(StandardCharsets.US_ASCII));
-                    }
+                    batch.addAll(steps(round));
+                }
+                for (Step step : batch) {
+                    out.write(step.request().getBytes(StandardCharsets.US_ASCII));
                 }
                 out.flush();
-                for (int r = first; r < round; r++) {
-                    for (Step step : steps(r)) {
-                        int status = readResponse(in);
-                        if (status != step.status()) {
-                            throw new IllegalStateException("warm-up: " + step.request().lines().findFirst()
-                                    .orElse("") + " answered " + status + ", expected " + step.status());
-                        }
-                        sent++;
+                for (Step step : batch) {
+                    int status = readResponse(in);
+                    if (status != step.status()) {
+                        throw new IllegalStateException("warm-up: " + step.request().lines().findFirst()
+                                .orElse("") + " answered " + status + ", expected " + step.status());
                     }
+                    sent++;
                 }
             }
         }
