@@ -117,7 +117,7 @@ public final class TailBench {
     private List<TailSession.Step> phaseSteps(double[] capacities) {
         List<TailSession.Step> steps = new ArrayList<>();
         for (TailPhase kind : tail.phases()) {
-            steps.add(new TailSession.Step(kind.name(), kind, Math.round(tail.load() * capacity(kind, capacities)),
+            steps.add(new TailSession.Step(kind.name(), kind, tail.rate(kind, capacity(kind, capacities)),
                     tail.phaseDuration(), true));
         }
         return steps;

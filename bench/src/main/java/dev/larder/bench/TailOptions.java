@@ -2,8 +2,11 @@ package dev.larder.bench;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What {@code larder bench tail} does beyond the shared load flags ({@link BenchOptions}: connections, threads,
@@ -21,13 +24,35 @@ import java.util.Locale;
  * @param sustainable      also find the sustainable rate of PUT and GET by bisection
  * @param hold             how long a rate must hold the SLO, after a write phase, to be sustainable
  * @param bisectSteps      bisection runs per op between 0 and the capacity (resolution capacity / 2^steps)
+ * @param rates            fixed phase rates (req/s) by kind, used instead of {@code load} x the measured capacity
+ *                         for the kinds it names; empty when every phase follows {@code load}
  */
 public record TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
                           List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
-                          URI nginx, boolean sustainable, Duration hold, int bisectSteps) {
+                          URI nginx, boolean sustainable, Duration hold, int bisectSteps,
+                          Map<TailPhase, Long> rates) {
+
+    /** Every phase at {@code load} x its op's measured capacity. */
+    public TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
+                       List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
+                       URI nginx, boolean sustainable, Duration hold, int bisectSteps) {
+        this(warmup, capacityDuration, phaseDuration, load, phases, mix, slo, switchWindow, nginx, sustainable, hold,
+                bisectSteps, Map.of());
+    }
 
     public TailOptions {
         phases = List.copyOf(phases);
+        EnumMap<TailPhase, Long> fixedRates = new EnumMap<>(TailPhase.class);
+        if (rates != null) {
+            fixedRates.putAll(rates);
+        }
+        rates = Collections.unmodifiableMap(fixedRates);
+        for (Map.Entry<TailPhase, Long> r : rates.entrySet()) {
+            if (r.getValue() == null || r.getValue() < 1) {
+                throw new IllegalArgumentException("rates: " + r.getKey().flag() + "=" + r.getValue()
+                        + " (expected: a rate >= 1 req/s)");
+            }
+        }
         mix = List.copyOf(mix);
         if (warmup == null || warmup.isNegative()) {
             throw new IllegalArgumentException("warmup: " + warmup + " (expected: >= 0)");
@@ -78,6 +103,44 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
         return sb.toString();
     }
 
+    /**
+     * Parses {@code put=60000,get=40000}: fixed rates for the phases of those kinds, so that two builds or two sets
+     * of flags meet the same load whatever their measured capacities.
+     */
+    public static Map<TailPhase, Long> parseRates(String text) {
+        Map<TailPhase, Long> out = new EnumMap<>(TailPhase.class);
+        for (String part : text.split(",")) {
+            String p = part.trim();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int eq = p.indexOf('=');
+            if (eq < 0) {
+                throw new IllegalArgumentException("rates: '" + p + "' (expected kind=req/s, e.g. put=60000,get=40000)");
+            }
+            TailPhase kind = TailPhase.parseList(p.substring(0, eq)).get(0);
+            long rate;
+            try {
+                rate = Long.parseLong(p.substring(eq + 1).trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("rates: '" + p + "' (expected kind=req/s, e.g. put=60000,get=40000)");
+            }
+            if (rate < 1 || out.put(kind, rate) != null) {
+                throw new IllegalArgumentException("rates: '" + p + "' (expected each kind once, with a rate >= 1)");
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("rates: '" + text + "' (expected e.g. put=60000,get=40000)");
+        }
+        return out;
+    }
+
+    /** The rate of a phase of this kind: the fixed one if given, else {@code load} x the capacity. */
+    public long rate(TailPhase kind, double capacity) {
+        Long fixed = rates.get(kind);
+        return fixed != null ? fixed : Math.round(load * capacity);
+    }
+
     /** One line for the report and the JSON. */
     public String describe() {
         StringBuilder p = new StringBuilder();
@@ -85,9 +148,15 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
             p.append(p.length() > 0 ? "," : "").append(t.flag());
         }
         return String.format(Locale.ROOT, "warmup=%s capacity-duration=%s phase-duration=%s load=%s phases=%s "
-                        + "mix=%s slo=%s switch-window=%s nginx=%s sustainable=%s hold=%s bisect=%d",
+                        + "mix=%s slo=%s switch-window=%s nginx=%s sustainable=%s hold=%s bisect=%d%s",
                 seconds(warmup), seconds(capacityDuration), seconds(phaseDuration), load, p, mixText(),
-                slo.describe(), seconds(switchWindow), nginx, sustainable, seconds(hold), bisectSteps);
+                slo.describe(), seconds(switchWindow), nginx, sustainable, seconds(hold), bisectSteps, ratesText());
+    }
+
+    private String ratesText() {
+        StringBuilder sb = new StringBuilder();
+        rates.forEach((k, v) -> sb.append(sb.length() == 0 ? " rates=" : ",").append(k.flag()).append('=').append(v));
+        return sb.toString();
     }
 
     private static String seconds(Duration d) {

@@ -98,6 +98,18 @@ class TailBenchTest {
     }
 
     @Test
+    void fixedRatesReplaceLoadTimesCapacityForTheKindsTheyName() {
+        TailOptions fixed = new TailOptions(Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5,
+                TailPhase.parseList("put,get,mix"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
+                Duration.ofSeconds(1), null, false, Duration.ofSeconds(1), 5, TailOptions.parseRates("get=300, put=700"));
+        assertEquals(700, fixed.rate(TailPhase.PUT, 10_000));
+        assertEquals(300, fixed.rate(TailPhase.GET, 10_000));
+        assertEquals(5_000, fixed.rate(TailPhase.MIX, 10_000));
+        assertTrue(fixed.describe().endsWith(" rates=put=700,get=300"), fixed.describe());
+        assertFalse(tail(0.5, false, null).describe().contains("rates="));
+    }
+
+    @Test
     void optionsRejectNonsense() {
         assertThrows(IllegalArgumentException.class, () -> tail(0, false, null));
         assertThrows(IllegalArgumentException.class, () -> tail(1.01, false, null));
@@ -107,6 +119,11 @@ class TailBenchTest {
                 Duration.ofSeconds(1), 5));
         assertEquals("phase-duration: PT0S (expected: > 0)", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> TailPhase.parseList("put,fly"));
+        assertThrows(IllegalArgumentException.class, () -> TailOptions.parseRates("put=0"));
+        assertThrows(IllegalArgumentException.class, () -> TailOptions.parseRates("put=1,put=2"));
+        assertThrows(IllegalArgumentException.class, () -> TailOptions.parseRates("get=fast"));
+        assertThrows(IllegalArgumentException.class, () -> TailOptions.parseRates("fly=10"));
+        assertThrows(IllegalArgumentException.class, () -> TailOptions.parseRates(","));
         assertThrows(IllegalArgumentException.class, () -> new TailOptions(Duration.ZERO, Duration.ofSeconds(1),
                 Duration.ofSeconds(1), 0.5, List.of(TailPhase.MIX), Workload.parseMix("get=1,delete=1"),
                 Slo.parse("p99=10ms"), Duration.ofSeconds(1), null, false, Duration.ofSeconds(1), 5));

@@ -183,6 +183,12 @@ public final class BenchCommand implements Callable<Integer> {
                         + "capacity is the weighted harmonic mean of PUT's and GET's (default: ${DEFAULT-VALUE}).")
         double load;
 
+        @Option(names = "--rates", paramLabel = "KIND=RATE[,...]",
+                description = "Fixed phase rates in req/s, e.g. put=60000,get=40000: the phases of those kinds run at "
+                        + "them instead of --load x the measured capacity, so two builds or two sets of flags meet the "
+                        + "same load.")
+        String rates;
+
         @Option(names = "--phases", defaultValue = "put,get,mix,put,get",
                 description = "The phases in order: put, get, mix (its weights: --mix, default get=90,put=10) "
                         + "(default: ${DEFAULT-VALUE}).")
@@ -226,7 +232,7 @@ public final class BenchCommand implements Callable<Integer> {
             try {
                 tail = new TailOptions(warmup, capacityDuration, phaseDuration, load, TailPhase.parseList(phases),
                         Workload.parseMix(flags.mix != null ? flags.mix : "get=90,put=10"), slo.parse(), switchWindow,
-                        nginx, sustainable, hold, bisect);
+                        nginx, sustainable, hold, bisect, rates == null ? null : TailOptions.parseRates(rates));
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
             }
