@@ -2,8 +2,8 @@ package dev.larder.cli;
 
 import dev.larder.server.LarderServer;
 import dev.larder.server.PipelineWarmup;
-import dev.larder.server.ServerObserver;
-import dev.larder.server.ServerOptions;
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
 import dev.larder.server.metrics.CoarseClock;
 import dev.larder.server.metrics.LarderMeters;
 import dev.larder.storage.RocksDbStore;

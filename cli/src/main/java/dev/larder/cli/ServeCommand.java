@@ -1,10 +1,6 @@
 package dev.larder.cli;
 
 import dev.larder.server.LarderServer;
-import dev.larder.server.RejectionMode;
-import dev.larder.server.ServerObserver;
-import dev.larder.server.ServerOptions;
-import dev.larder.server.TransportKind;
 import dev.larder.server.admin.AdminEndpoint;
 import dev.larder.server.admin.AdminOptions;
 import dev.larder.server.admin.AdminServer;
@@ -14,6 +10,10 @@ import dev.larder.server.admin.LiveEndpoint;
 import dev.larder.server.admin.MetricsEndpoint;
 import dev.larder.server.admin.ProfileEndpoint;
 import dev.larder.server.admin.ReadyEndpoint;
+import dev.larder.server.config.RejectionMode;
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
+import dev.larder.server.config.TransportKind;
 import dev.larder.server.metrics.CoarseClock;
 import dev.larder.server.metrics.LarderMeters;
 import dev.larder.storage.RocksDbStore;

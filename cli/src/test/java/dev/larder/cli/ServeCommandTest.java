@@ -3,9 +3,9 @@ package dev.larder.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.larder.server.RejectionMode;
-import dev.larder.server.ServerOptions;
-import dev.larder.server.TransportKind;
+import dev.larder.server.config.RejectionMode;
+import dev.larder.server.config.ServerOptions;
+import dev.larder.server.config.TransportKind;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

@@ -1,5 +1,12 @@
 package dev.larder.server;
 
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
+import dev.larder.server.context.ServerContext;
+import dev.larder.server.http.ConnectionLimiter;
+import dev.larder.server.http.LarderServerInitializer;
+import dev.larder.server.http.Transport;
+import dev.larder.server.offload.Offload;
 import dev.larder.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -145,12 +152,7 @@ public final class LarderServer implements AutoCloseable {
         serverChannel.close().syncUninterruptibly();
         offload.drain(options.shutdownTimeout());
         for (Channel channel : connections) {
-            RequestDispatcher dispatcher = channel.pipeline().get(RequestDispatcher.class);
-            if (dispatcher != null) {
-                channel.eventLoop().execute(dispatcher::closeWhenIdle);
-            } else {
-                channel.close();
-            }
+            LarderServerInitializer.closeWhenIdle(channel);
         }
         // Responses already handed to the event loops get written before the loops stop.
         long grace = Math.max(deadline - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(500));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.ServerObserver;
 import dev.larder.storage.Store;
 import dev.larder.storage.StoreException;
 import java.io.ByteArrayOutputStream;

@@ -3,6 +3,8 @@ package dev.larder.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.RejectionMode;
+import dev.larder.server.config.ServerObserver;
 import dev.larder.storage.Store;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.ServerObserver;
 import dev.larder.storage.RangeCursor;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;

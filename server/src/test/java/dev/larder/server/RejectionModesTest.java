@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.RejectionMode;
+import dev.larder.server.config.ServerObserver;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;

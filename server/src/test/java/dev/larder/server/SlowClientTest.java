@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.ServerObserver;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;

@@ -3,6 +3,8 @@ package dev.larder.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreOptions;
 import io.netty.util.ResourceLeakDetector;

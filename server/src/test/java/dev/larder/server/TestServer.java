@@ -1,5 +1,7 @@
 package dev.larder.server;
 
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.Store;
 import dev.larder.storage.StoreOptions;

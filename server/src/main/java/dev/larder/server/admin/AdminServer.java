@@ -1,6 +1,6 @@
 package dev.larder.server.admin;
 
-import dev.larder.server.Transport;
+import dev.larder.server.http.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

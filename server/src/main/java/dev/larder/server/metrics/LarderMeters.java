@@ -1,7 +1,7 @@
 package dev.larder.server.metrics;
 
 import dev.larder.server.LarderServer;
-import dev.larder.server.ServerObserver;
+import dev.larder.server.config.ServerObserver;
 import dev.larder.storage.StoreStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;

@@ -1,8 +1,8 @@
 package dev.larder.server.metrics;
 
-import dev.larder.server.RejectReason;
-import dev.larder.server.RejectionMode;
-import dev.larder.server.ServerObserver;
+import dev.larder.server.config.RejectReason;
+import dev.larder.server.config.RejectionMode;
+import dev.larder.server.config.ServerObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,17 +1,17 @@
 package dev.larder.server.admin;
 
-import dev.larder.server.LeakDetection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.ForwardingStore;
 import dev.larder.server.LarderServer;
-import dev.larder.server.ServerOptions;
-import dev.larder.server.Transport;
-import dev.larder.server.TransportKind;
+import dev.larder.server.LeakDetection;
+import dev.larder.server.config.ServerOptions;
+import dev.larder.server.config.TransportKind;
+import dev.larder.server.http.Transport;
 import dev.larder.server.metrics.LarderMeters;
 import dev.larder.storage.RocksDbStore;
-import dev.larder.server.ForwardingStore;
 import dev.larder.storage.Store;
 import dev.larder.storage.StoreOptions;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

@@ -1,12 +1,12 @@
 package dev.larder.server.admin;
 
-import dev.larder.server.LeakDetection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.larder.server.Transport;
-import dev.larder.server.TransportKind;
+import dev.larder.server.LeakDetection;
+import dev.larder.server.config.TransportKind;
+import dev.larder.server.http.Transport;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

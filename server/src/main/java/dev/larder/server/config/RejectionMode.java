@@ -1,0 +1,31 @@
+package dev.larder.server.config;
+
+/** What a full worker queue does with one more request. */
+public enum RejectionMode {
+    /** The new request is answered 503 with {@code Retry-After: 1} at once. */
+    ABORT("abort"),
+    /** The event loop runs the request itself, so it stops reading: backpressure reaches the clients' sockets. */
+    CALLER_RUNS("caller-runs"),
+    /** The oldest request waiting on that worker is answered 503 and the new one takes its place in the queue. */
+    DISCARD_OLDEST("discard-oldest");
+
+    private final String flag;
+
+    RejectionMode(String flag) {
+        this.flag = flag;
+    }
+
+    /** The spelling used on the command line and in metric tags. */
+    public String flag() {
+        return flag;
+    }
+
+    public static RejectionMode fromFlag(String value) {
+        for (RejectionMode mode : values()) {
+            if (mode.flag.equalsIgnoreCase(value) || mode.name().equalsIgnoreCase(value)) {
+                return mode;
+            }
+        }
+        throw new IllegalArgumentException("expected one of abort, caller-runs, discard-oldest but was '" + value + "'");
+    }
+}

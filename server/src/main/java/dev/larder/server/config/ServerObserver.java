@@ -1,0 +1,36 @@
+package dev.larder.server.config;
+
+/**
+ * What the request path reports as it goes; the metrics layer implements it. Calls come from event-loop and worker
+ * threads concurrently and must not block.
+ */
+public interface ServerObserver {
+
+    /** Does nothing: the server with metrics off. */
+    ServerObserver NOOP = new ServerObserver() { };
+
+    /** A response was handed to the connection; {@code route} is a template such as {@code /v0/entity}. */
+    default void requestCompleted(String method, String route, int status, long latencyNanos) { }
+
+    /** A request waited this long between acceptance and a worker starting it. */
+    default void queueWait(long nanos) { }
+
+    /** A worker spent this long on a request, from start to its response being handed to the connection. */
+    default void serviceTime(long nanos) { }
+
+    /**
+     * A worker took {@code tasks} queued requests (1 to 16) as one run: its GETs went to storage as one lookup and
+     * its writes as one batch. Small runs mean each hand-off is paid by few requests.
+     */
+    default void workerRun(int tasks) { }
+
+    /** A storage operation ({@code get}, {@code put}, {@code delete}, {@code range}) took this long. */
+    default void storageCall(String operation, long nanos, boolean success) { }
+
+    /** A request was answered 503 without touching storage. */
+    default void rejected(RejectionMode mode, RejectReason reason) { }
+
+    default void connectionOpened() { }
+
+    default void connectionClosed() { }
+}

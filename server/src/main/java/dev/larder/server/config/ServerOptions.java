@@ -1,0 +1,168 @@
+package dev.larder.server.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything the data listener needs, validated once when built and passed down unchanged. Build with
+ * {@link #builder(int)}; every field has the default the CLI documents.
+ *
+ * @param host               address to bind
+ * @param port               data port; 0 picks a free one
+ * @param ioThreads          event-loop threads (the selector role)
+ * @param transport          socket transport
+ * @param workers            storage worker threads; 0 runs storage calls on the event loop (synchronous mode)
+ * @param queueSize          pending requests allowed per worker (Netty's minimum is 16)
+ * @param rejection          what a full worker queue does
+ * @param maxQueueDelay      requests that waited longer are answered 503 unprocessed; {@link Duration#ZERO} = off
+ * @param maxValueSize       largest accepted request body, bytes (larger: 413)
+ * @param maxRequestLine     longest request line, bytes (longer: 414)
+ * @param maxHeaderSize      largest header block, bytes (larger: 431)
+ * @param shutdownTimeout    how long queued and running requests may take to finish on shutdown
+ * @param readTimeout        a request must arrive completely within this once it starts; {@link Duration#ZERO} = off
+ * @param idleTimeout        keep-alive connections with no traffic, or whose client has not read its responses, are
+ *                           closed after this; {@link Duration#ZERO} = off
+ * @param maxConnections     connections beyond this are closed at accept
+ * @param writeHighWaterMark outbound bytes queued on a connection above which it stops reading from it
+ * @param rangeBatchBytes    bytes of range records gathered per write while streaming
+ */
+public record ServerOptions(
+        String host,
+        int port,
+        int ioThreads,
+        TransportKind transport,
+        int workers,
+        int queueSize,
+        RejectionMode rejection,
+        Duration maxQueueDelay,
+        int maxValueSize,
+        int maxRequestLine,
+        int maxHeaderSize,
+        Duration shutdownTimeout,
+        Duration readTimeout,
+        Duration idleTimeout,
+        int maxConnections,
+        int writeHighWaterMark,
+        int rangeBatchBytes) {
+
+    /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
+    public static final int MIN_QUEUE_SIZE = 16;
+
+    public ServerOptions {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(rejection, "rejection");
+        Objects.requireNonNull(maxQueueDelay, "maxQueueDelay");
+        Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+        Objects.requireNonNull(readTimeout, "readTimeout");
+        Objects.requireNonNull(idleTimeout, "idleTimeout");
+        check(port >= 0 && port <= 65535, "port", port, "0..65535");
+        check(ioThreads > 0, "io-threads", ioThreads, "> 0");
+        check(workers >= 0, "workers", workers, ">= 0");
+        check(queueSize >= MIN_QUEUE_SIZE, "queue-size", queueSize, ">= " + MIN_QUEUE_SIZE);
+        check(!maxQueueDelay.isNegative(), "max-queue-delay", maxQueueDelay, ">= 0");
+        check(maxValueSize >= 0, "max-value-size", maxValueSize, ">= 0");
+        check(maxRequestLine >= 64, "max-request-line", maxRequestLine, ">= 64");
+        check(maxHeaderSize >= 256, "max-header-size", maxHeaderSize, ">= 256");
+        check(!shutdownTimeout.isNegative(), "shutdown-timeout", shutdownTimeout, ">= 0");
+        check(!readTimeout.isNegative(), "read-timeout", readTimeout, ">= 0");
+        check(!idleTimeout.isNegative(), "idle-timeout", idleTimeout, ">= 0");
+        check(maxConnections > 0, "max-connections", maxConnections, "> 0");
+        check(writeHighWaterMark >= 1024, "write-high-water-mark", writeHighWaterMark, ">= 1024");
+        check(rangeBatchBytes > 0, "range-batch-bytes", rangeBatchBytes, "> 0");
+    }
+
+    private static void check(boolean ok, String name, Object value, String expected) {
+        if (!ok) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: " + expected + ")");
+        }
+    }
+
+    /** A builder holding the documented defaults for a machine with {@code cores} cores. */
+    public static Builder builder(int cores) {
+        return new Builder(cores);
+    }
+
+    /** A builder starting from this configuration. */
+    public Builder toBuilder() {
+        Builder b = new Builder(1);
+        b.host = host;
+        b.port = port;
+        b.ioThreads = ioThreads;
+        b.transport = transport;
+        b.workers = workers;
+        b.queueSize = queueSize;
+        b.rejection = rejection;
+        b.maxQueueDelay = maxQueueDelay;
+        b.maxValueSize = maxValueSize;
+        b.maxRequestLine = maxRequestLine;
+        b.maxHeaderSize = maxHeaderSize;
+        b.shutdownTimeout = shutdownTimeout;
+        b.readTimeout = readTimeout;
+        b.idleTimeout = idleTimeout;
+        b.maxConnections = maxConnections;
+        b.writeHighWaterMark = writeHighWaterMark;
+        b.rangeBatchBytes = rangeBatchBytes;
+        return b;
+    }
+
+    /** Total pending requests the worker pool can hold. */
+    public long queueCapacity() {
+        return (long) workers * queueSize;
+    }
+
+    /** Whether storage calls run on the event loop. */
+    public boolean synchronous() {
+        return workers == 0;
+    }
+
+    /** Mutable staging for {@link ServerOptions}; {@link #build()} validates. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port = 8080;
+        private int ioThreads;
+        private TransportKind transport = TransportKind.AUTO;
+        private int workers;
+        private int queueSize = 128;
+        private RejectionMode rejection = RejectionMode.ABORT;
+        private Duration maxQueueDelay = Duration.ZERO;
+        private int maxValueSize = 16 << 20;
+        private int maxRequestLine = 8192;
+        private int maxHeaderSize = 16384;
+        private Duration shutdownTimeout = Duration.ofSeconds(10);
+        private Duration readTimeout = Duration.ofSeconds(30);
+        private Duration idleTimeout = Duration.ofSeconds(120);
+        private int maxConnections = 10_000;
+        private int writeHighWaterMark = 1 << 20;
+        private int rangeBatchBytes = 64 * 1024;
+
+        private Builder(int cores) {
+            ioThreads = cores;
+            workers = 2 * cores;
+        }
+
+        public Builder host(String v) { host = v; return this; }
+        public Builder port(int v) { port = v; return this; }
+        public Builder ioThreads(int v) { ioThreads = v; return this; }
+        public Builder transport(TransportKind v) { transport = v; return this; }
+        public Builder workers(int v) { workers = v; return this; }
+        public Builder queueSize(int v) { queueSize = v; return this; }
+        public Builder rejection(RejectionMode v) { rejection = v; return this; }
+        public Builder maxQueueDelay(Duration v) { maxQueueDelay = v; return this; }
+        public Builder maxValueSize(int v) { maxValueSize = v; return this; }
+        public Builder maxRequestLine(int v) { maxRequestLine = v; return this; }
+        public Builder maxHeaderSize(int v) { maxHeaderSize = v; return this; }
+        public Builder shutdownTimeout(Duration v) { shutdownTimeout = v; return this; }
+        public Builder readTimeout(Duration v) { readTimeout = v; return this; }
+        public Builder idleTimeout(Duration v) { idleTimeout = v; return this; }
+        public Builder maxConnections(int v) { maxConnections = v; return this; }
+        public Builder writeHighWaterMark(int v) { writeHighWaterMark = v; return this; }
+        public Builder rangeBatchBytes(int v) { rangeBatchBytes = v; return this; }
+
+        public ServerOptions build() {
+            return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
+                    maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
+                    maxConnections, writeHighWaterMark, rangeBatchBytes);
+        }
+    }
+}

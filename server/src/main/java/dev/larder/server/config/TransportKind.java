@@ -1,0 +1,29 @@
+package dev.larder.server.config;
+
+/** The socket transport the event loops use. */
+public enum TransportKind {
+    /** The best available of io_uring, epoll, nio. */
+    AUTO("auto"),
+    IO_URING("io_uring"),
+    EPOLL("epoll"),
+    NIO("nio");
+
+    private final String flag;
+
+    TransportKind(String flag) {
+        this.flag = flag;
+    }
+
+    public String flag() {
+        return flag;
+    }
+
+    public static TransportKind fromFlag(String value) {
+        for (TransportKind kind : values()) {
+            if (kind.flag.equalsIgnoreCase(value) || kind.name().equalsIgnoreCase(value)) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("expected one of auto, io_uring, epoll, nio but was '" + value + "'");
+    }
+}

@@ -1,0 +1,70 @@
+package dev.larder.server.http;
+
+import dev.larder.server.answer.Answer;
+import dev.larder.server.config.ServerOptions;
+import dev.larder.server.context.ServerContext;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+
+/**
+ * The data port's pipeline, inbound top to bottom:
+ *
+ * <pre>
+ *   bytes ──▶ limiter ──▶ timeouts ──▶ http decoder ──▶ request-end ──▶ aggregator ──▶ dispatcher ──▶ worker lane
+ *             (503 past   (read and    (414, 431,      (a request is   (413, 100-     (route, order,     (RocksDB)
+ *           max-conns)    idle)         400)            whole: stop     continue)      keep-alive,
+ *                                                       the read clock)                status inline)
+ *
+ *   bytes ◀── answers ◀───────────────── http encoder ◀── aggregator's 100 / 413, the range stream's chunks
+ *             (whole responses, encoded by {@link Answer}, enter below the encoder)
+ * </pre>
+ */
+public final class LarderServerInitializer extends ChannelInitializer<SocketChannel> {
+
+    private final ServerContext server;
+    private final ConnectionLimiter limiter;
+    private final HttpDecoderConfig decoderConfig;
+
+    public LarderServerInitializer(ServerContext server, ConnectionLimiter limiter) {
+        this.server = server;
+        this.limiter = limiter;
+        this.decoderConfig = new HttpDecoderConfig()
+                .setMaxInitialLineLength(server.options().maxRequestLine())
+                .setMaxHeaderSize(server.options().maxHeaderSize())
+                .setMaxChunkSize(64 * 1024);
+    }
+
+    @Override
+    protected void initChannel(SocketChannel channel) {
+        ServerOptions options = server.options();
+        ConnectionState state = new ConnectionState();
+        ChannelPipeline pipeline = channel.pipeline();
+        pipeline.addLast("limiter", limiter);
+        pipeline.addLast("timeouts", new ConnectionTimeouts(state, options.readTimeout().toNanos(),
+                options.idleTimeout().toNanos()));
+        pipeline.addLast("http-encoder", new HttpResponseEncoder());
+        pipeline.addLast("http-decoder", new HttpRequestDecoder(decoderConfig));
+        pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
+        pipeline.addLast("aggregator", new HttpObjectAggregator(options.maxValueSize(), true));
+        pipeline.addLast("dispatcher", new RequestDispatcher(server, state));
+    }
+
+    /**
+     * Asks {@code channel}'s connection to close once it has nothing in progress (shutdown); channels this
+     * initializer never set up are closed at once.
+     */
+    public static void closeWhenIdle(Channel channel) {
+        RequestDispatcher dispatcher = channel.pipeline().get(RequestDispatcher.class);
+        if (dispatcher != null) {
+            channel.eventLoop().execute(dispatcher::closeWhenIdle);
+        } else {
+            channel.close();
+        }
+    }
+}

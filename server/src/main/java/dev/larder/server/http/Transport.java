@@ -1,0 +1,80 @@
+package dev.larder.server.http;
+
+import dev.larder.server.config.TransportKind;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The transport chosen for the event loops, with why the better ones were not.
+ *
+ * @param kind         the transport in use (never {@link TransportKind#AUTO})
+ * @param ioHandlers   factory for the event loops' I/O handlers
+ * @param serverChannel server socket channel class matching the handlers
+ * @param skipped      one line per better transport that was not used, with the reason
+ */
+public record Transport(TransportKind kind, IoHandlerFactory ioHandlers,
+                        Class<? extends ServerChannel> serverChannel, List<String> skipped) {
+
+    /**
+     * Resolves {@code requested}: {@code AUTO} takes the first available of io_uring, epoll, nio; an explicit native
+     * transport that is unavailable is an error naming the cause.
+     */
+    public static Transport select(TransportKind requested) {
+        List<String> skipped = new ArrayList<>();
+        if (requested == TransportKind.AUTO || requested == TransportKind.IO_URING) {
+            if (IoUring.isAvailable()) {
+                return new Transport(TransportKind.IO_URING, IoUringIoHandler.newFactory(),
+                        IoUringServerSocketChannel.class, skipped);
+            }
+            String why = "io_uring unavailable: " + reason(IoUring.unavailabilityCause());
+            if (requested == TransportKind.IO_URING) {
+                throw new IllegalStateException(why);
+            }
+            skipped.add(why);
+        }
+        if (requested == TransportKind.AUTO || requested == TransportKind.EPOLL) {
+            if (Epoll.isAvailable()) {
+                return new Transport(TransportKind.EPOLL, EpollIoHandler.newFactory(),
+                        EpollServerSocketChannel.class, skipped);
+            }
+            String why = "epoll unavailable: " + reason(Epoll.unavailabilityCause());
+            if (requested == TransportKind.EPOLL) {
+                throw new IllegalStateException(why);
+            }
+            skipped.add(why);
+        }
+        return new Transport(TransportKind.NIO, NioIoHandler.newFactory(), NioServerSocketChannel.class, skipped);
+    }
+
+    private static String reason(Throwable cause) {
+        if (cause == null) {
+            return "unknown";
+        }
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return message.replace('\n', ' ');
+    }
+
+    /**
+     * For the startup line: "io_uring (best available)", "epoll (io_uring unavailable: ...)", or the explicit choice.
+     */
+    public String describe() {
+        if (!skipped.isEmpty()) {
+            return kind.flag() + " (" + String.join("; ", skipped) + ")";
+        }
+        return kind == TransportKind.IO_URING ? kind.flag() + " (best available)" : kind.flag();
+    }
+}

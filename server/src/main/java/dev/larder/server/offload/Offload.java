@@ -1,0 +1,62 @@
+package dev.larder.server.offload;
+
+import dev.larder.server.config.RejectReason;
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
+import java.time.Duration;
+
+/**
+ * Where storage work runs. Each connection takes one {@link Lane} and keeps it, so all of its requests run on the
+ * same worker, one after another, and its pipelined responses stay in order.
+ */
+public interface Offload extends AutoCloseable {
+
+    /** A lane for a new connection. */
+    Lane newLane();
+
+    /** Pending requests per worker (empty in synchronous mode). */
+    int[] pendingPerWorker();
+
+    /**
+     * Waits up to {@code timeout} for queued and running work to finish, then answers whatever is still queued with
+     * 503 ({@link RejectReason#SHUTTING_DOWN}). New work is refused from the moment this is called.
+     */
+    void drain(Duration timeout);
+
+    /** Stops the worker threads. */
+    @Override
+    void close();
+
+    /** The executor a connection is pinned to. */
+    interface Lane {
+
+        /** Runs {@code task} on this lane, or answers it per the rejection mode when the lane is full. */
+        void submit(WorkerTask task);
+
+        /**
+         * Runs a continuation of work already accepted (the next batch of a range stream). It is never refused:
+         * when the queue is full it runs on the calling thread instead.
+         */
+        void resume(Runnable step);
+    }
+
+    static Offload create(ServerOptions options, ServerObserver observer) {
+        return options.synchronous() ? new InlineOffload() : new WorkerPool(options, observer);
+    }
+
+    /**
+     * Runs {@code answer} on {@code eventLoop}, called off it. From a worker the answer waits for the end of the
+     * worker's run, so the run's answers reach each event loop in one task.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException when the event loop has shut down
+     */
+    static void answerOn(EventExecutor eventLoop, Runnable answer) {
+        if (ThreadExecutorMap.currentExecutor() instanceof Worker worker) {
+            worker.deliver(eventLoop, answer);
+        } else {
+            eventLoop.execute(answer);
+        }
+    }
+}
