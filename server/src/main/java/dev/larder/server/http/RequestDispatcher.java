@@ -4,13 +4,11 @@ import dev.larder.server.answer.Answer;
 import dev.larder.server.answer.HttpResponses;
 import dev.larder.server.config.RejectReason;
 import dev.larder.server.context.ServerContext;
-import dev.larder.server.entity.EntityCall;
 import dev.larder.server.offload.Offload;
 import dev.larder.server.offload.WorkerTask;
 import dev.larder.server.range.RangeSink;
 import dev.larder.server.range.RangeStream;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,7 +20,6 @@ import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -36,8 +33,9 @@ import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The per-connection request handler: routes each whole request, answers the cheap ones on the event loop and hands
- * storage work to the connection's {@link Offload.Lane}.
+ * The per-connection request handler: refuses what HTTP/1.1 cannot serve, looks each whole request up in the
+ * {@link Routes} table and runs its {@link RouteHandler}, which answers on the event loop or hands storage work to
+ * the connection's {@link Offload.Lane}.
  *
  * <p>One request per connection is served at a time; requests pipelined behind it wait here, in order, so responses
  * leave in request order whichever thread produced them. When too many wait, or the client does not read its
@@ -46,12 +44,9 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Request buffers are copied into byte arrays and released on the event loop before any work is queued, so no
  * path (run, reject, discard, shutdown) ever owns a request buffer.
  */
-final class RequestDispatcher extends ChannelInboundHandlerAdapter implements RangeSink {
+final class RequestDispatcher extends ChannelInboundHandlerAdapter implements Exchange, RangeSink {
 
-    static final String ROUTE_ENTITY = "/v0/entity";
-    static final String ROUTE_ENTITIES = "/v0/entities";
-    static final String ROUTE_STATUS = "/v0/status";
-    static final String ROUTE_UNKNOWN = "UNKNOWN";
+    private static final String ROUTE_UNKNOWN = "UNKNOWN";
     private static final int MAX_WAITING = 16;
 
     private final ServerContext server;
@@ -180,89 +175,40 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter implements Ra
         if (!HttpUtil.isKeepAlive(request)) {
             closeAfterResponse = true;
         }
-        String uri = request.uri();
-        String path = QueryParams.path(uri);
-        HttpMethod method = request.method();
-        switch (path) {
-            case ROUTE_STATUS -> {
-                currentRoute = ROUTE_STATUS;
-                complete(HttpMethod.GET.equals(method)
-                        ? HttpResponses.text(HttpResponseStatus.OK, "OK")
-                        : HttpResponses.methodNotAllowed("GET"));
-            }
-            case ROUTE_ENTITY -> {
-                currentRoute = ROUTE_ENTITY;
-                EntityCall.Operation operation = entityOperation(method);
-                if (operation == null) {
-                    complete(HttpResponses.methodNotAllowed("GET, PUT, DELETE"));
-                    return;
-                }
-                byte[] id = param(uri, "id");
-                if (id == null) {
-                    return;
-                }
-                if (id.length == 0) {
-                    complete(HttpResponses.text(HttpResponseStatus.BAD_REQUEST, "missing id parameter"));
-                    return;
-                }
-                byte[] value = operation == EntityCall.Operation.PUT ? ByteBufUtil.getBytes(request.content()) : null;
-                submit(new EntityCall(this, server, operation, id, value));
-            }
-            case ROUTE_ENTITIES -> {
-                currentRoute = ROUTE_ENTITIES;
-                if (!HttpMethod.GET.equals(method)) {
-                    complete(HttpResponses.methodNotAllowed("GET"));
-                    return;
-                }
-                byte[] start = param(uri, "start");
-                if (start == null) {
-                    return;
-                }
-                if (start.length == 0) {
-                    complete(HttpResponses.text(HttpResponseStatus.BAD_REQUEST, "missing start parameter"));
-                    return;
-                }
-                byte[] end = param(uri, "end");
-                if (end == null) {
-                    return;
-                }
-                // No end (or an empty one) means: to the last key.
-                RangeStream range = new RangeStream(this, server, lane, ctx.alloc(), start,
-                        end.length == 0 ? null : end);
-                stream = range;
-                submit(range);
-            }
-            default -> complete(HttpResponses.text(HttpResponseStatus.BAD_REQUEST, "unknown path " + path));
+        String path = QueryParams.path(request.uri());
+        Routes.Route route = Routes.V0.find(path);
+        if (route == null) {
+            complete(HttpResponses.text(HttpResponseStatus.BAD_REQUEST, "unknown path " + path));
+            return;
         }
+        currentRoute = route.path();
+        RouteHandler handler = route.handler(request.method());
+        if (handler == null) {
+            complete(route.methodNotAllowed());
+            return;
+        }
+        handler.handle(request, this);
     }
 
-    /**
-     * The decoded parameter; {@code new byte[0]} when absent (callers answer 400 for both), {@code null} when the
-     * encoding was malformed and a 400 has already been sent.
-     */
-    private byte[] param(String uri, String name) {
-        try {
-            byte[] value = QueryParams.bytes(uri, name);
-            return value == null ? new byte[0] : value;
-        } catch (QueryParams.MalformedQueryException e) {
-            complete(HttpResponses.text(HttpResponseStatus.BAD_REQUEST, "bad " + name + " parameter: "
-                    + e.getMessage()));
-            return null;
-        }
+    @Override
+    public ServerContext server() {
+        return server;
     }
 
-    private static EntityCall.Operation entityOperation(HttpMethod method) {
-        if (HttpMethod.GET.equals(method)) {
-            return EntityCall.Operation.GET;
-        } else if (HttpMethod.PUT.equals(method)) {
-            return EntityCall.Operation.PUT;
-        } else if (HttpMethod.DELETE.equals(method)) {
-            return EntityCall.Operation.DELETE;
-        }
-        return null;
+    @Override
+    public void answer(Answer answer) {
+        complete(answer);
     }
 
-    private void submit(WorkerTask task) {
+    @Override
+    public void streamRange(byte[] start, byte[] end) {
+        RangeStream range = new RangeStream(this, server, lane, ctx.alloc(), start, end);
+        stream = range;
+        submit(range);
+    }
+
+    @Override
+    public void submit(WorkerTask task) {
         if (server.shuttingDown()) {
             closeAfterResponse = true;
             server.observer().rejected(server.options().rejection(), RejectReason.SHUTTING_DOWN);
