@@ -129,7 +129,7 @@ public final class Bench {
                                      Slo slo,
                                      List<RunResult> runs, List<SweepOutcome.Point> points) {
         if (!runs.isEmpty() && !sweep.pause().isZero()) {
-            sleep(sweep.pause().toMillis());
+            Sleep.millis(sweep.pause().toMillis());
         }
         // The first rate also warms a cold server up.
         Duration warmup = runs.isEmpty() ? sweep.initialWarmup() : options.warmup();
@@ -275,15 +275,6 @@ public final class Bench {
 
     private static String capitalize(String s) {
         return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BenchException("interrupted", e);
-        }
     }
 
     static String machine() {

@@ -131,7 +131,7 @@ final class ServerHandle implements AutoCloseable {
             if (!process.isAlive()) {
                 break;
             }
-            sleep(50);
+            Sleep.millis(50);
         }
         process.destroyForcibly();
         deleteTree(dataDir);
@@ -195,15 +195,6 @@ final class ServerHandle implements AutoCloseable {
             return Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             return "";
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BenchException("interrupted", e);
         }
     }
 

@@ -13,7 +13,6 @@ import dev.larder.bench.TailPhase;
 import dev.larder.bench.Target;
 import dev.larder.bench.ValueSize;
 import dev.larder.bench.Workload;
-import io.netty.util.ResourceLeakDetector;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -135,7 +134,7 @@ public final class BenchCommand implements Callable<Integer> {
                         slo.parse(), keepGoing, pause,
                         initialWarmup != null ? initialWarmup : window.warmup.multipliedBy(3));
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+                throw CommandSupport.invalid(spec, e);
             }
             return flags.execute(spec, from, window.warmup, window.duration,
                     (options, out, err) -> Bench.run(options, sweep, out, err));
@@ -234,7 +233,7 @@ public final class BenchCommand implements Callable<Integer> {
                         Workload.parseMix(flags.mix != null ? flags.mix : "get=90,put=10"), slo.parse(), switchWindow,
                         nginx, sustainable, hold, bisect, rates == null ? null : TailOptions.parseRates(rates));
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+                throw CommandSupport.invalid(spec, e);
             }
             return flags.execute(spec, 0, warmup, phaseDuration,
                     (options, out, err) -> TailBench.run(options, tail, out, err));
@@ -371,18 +370,12 @@ public final class BenchCommand implements Callable<Integer> {
         String serverCpus;
 
         int execute(CommandSpec spec, double rate, Duration warmup, Duration duration, Runner runner) {
-            // A load generator allocates a buffer per request and releases it by the book (the tests run it under
-            // paranoid leak detection); sampling leaks in production runs only costs throughput. An explicit
-            // -Dio.netty.leakDetection.level still wins.
-            if (System.getProperty("io.netty.leakDetection.level") == null
-                    && System.getProperty("io.netty.leakDetectionLevel") == null) {
-                ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-            }
+            CommandSupport.leakDetectionOffUnlessAsked();
             BenchOptions options;
             try {
                 options = options(spec, rate, warmup, duration);
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+                throw CommandSupport.invalid(spec, e);
             }
             // picocli's writers (tests replace them), as the streams the bench module prints to.
             PrintStream out = printStream(spec.commandLine().getOut());

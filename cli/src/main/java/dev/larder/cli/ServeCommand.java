@@ -22,7 +22,6 @@ import dev.larder.storage.StoreOptions;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.netty.util.ResourceLeakDetector;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -187,12 +186,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (System.getProperty("io.netty.leakDetection.level") == null
-                && System.getProperty("io.netty.leakDetectionLevel") == null) {
-            // Netty samples 1 in 128 buffers with a stack trace by default: about 3% of the event loop's CPU in
-            // a profile under load. The tests run it at paranoid; a server opts in with the system property.
-            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-        }
+        CommandSupport.leakDetectionOffUnlessAsked();
         ServerOptions serverOptions = serverOptions();
         checkAdminPort();
         if (writeBuffer < StoreOptions.MIN_WRITE_BUFFER_BYTES) {
@@ -321,7 +315,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .writeHighWaterMark(toInt("--write-high-water-mark", writeHighWaterMark))
                     .build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+            throw CommandSupport.invalid(spec, e);
         }
     }
 
