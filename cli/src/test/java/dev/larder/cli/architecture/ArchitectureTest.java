@@ -9,8 +9,11 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link LarderRules} hold for every module's production classes (storage, server, bench, cli), and each rule fails
@@ -39,36 +42,37 @@ class ArchitectureTest {
         assertFalse(larder.stream().anyMatch(c -> c.getPackageName().startsWith(FIXTURE)), "fixtures leaked in");
     }
 
-    @Test
-    void noPackageCycles() {
-        LarderRules.noPackageCycles("dev.larder").check(larder);
-        assertBroken(LarderRules.noPackageCycles(FIXTURE), "server.http", "server.offload");
+    /** One rule: built for a root package, with the breach a fixture commits against it (from, to). */
+    record Rule(String name, Function<String, ArchRule> forRoot, String from, String to) {
+        @Override
+        public String toString() {
+            return name;
+        }
     }
 
-    @Test
-    void requestsTravelDownTheLayers() {
-        LarderRules.layers("dev.larder", false).check(larder);
-        assertBroken(LarderRules.layers(FIXTURE, true), "offload.ReachesUp", "http.Handler");
+    static List<Rule> rules() {
+        return List.of(
+                new Rule("no package cycles", LarderRules::noPackageCycles, "server.http", "server.offload"),
+                // The fixtures leave most layers empty; in the product every layer must have classes.
+                new Rule("requests travel down the layers", root -> LarderRules.layers(root, root.equals(FIXTURE)),
+                        "offload.ReachesUp", "http.Handler"),
+                new Rule("storage knows no Netty", LarderRules::storageKnowsNoNetty, "storage.NettyInStorage",
+                        "io.netty"),
+                new Rule("only the CLI builds options", LarderRules::onlyCliBuildsOptions, "server.BuildsOptions",
+                        "ServerOptions.builder"),
+                new Rule("only the CLI reads the environment", LarderRules::onlyCliBuildsOptions,
+                        "server.ReadsFlags", "System.getenv"),
+                new Rule("only the CLI uses picocli", LarderRules::onlyCliBuildsOptions, "server.ReadsFlags",
+                        "picocli"),
+                new Rule("bench knows no server", LarderRules::benchKnowsNoServer, "bench.PeeksInside",
+                        "offload.ReachesUp"));
     }
 
-    @Test
-    void storageKnowsNoNetty() {
-        LarderRules.storageKnowsNoNetty("dev.larder").check(larder);
-        assertBroken(LarderRules.storageKnowsNoNetty(FIXTURE), "storage.NettyInStorage", "io.netty");
-    }
-
-    @Test
-    void onlyTheCliBuildsOptionsFromFlags() {
-        LarderRules.onlyCliBuildsOptions("dev.larder").check(larder);
-        assertBroken(LarderRules.onlyCliBuildsOptions(FIXTURE), "server.BuildsOptions", "ServerOptions.builder");
-        assertBroken(LarderRules.onlyCliBuildsOptions(FIXTURE), "server.ReadsFlags", "System.getenv");
-        assertBroken(LarderRules.onlyCliBuildsOptions(FIXTURE), "server.ReadsFlags", "picocli");
-    }
-
-    @Test
-    void benchKnowsNoServer() {
-        LarderRules.benchKnowsNoServer("dev.larder").check(larder);
-        assertBroken(LarderRules.benchKnowsNoServer(FIXTURE), "bench.PeeksInside", "offload.ReachesUp");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rules")
+    void holdsForLarderAndFailsOnItsBreach(Rule rule) {
+        rule.forRoot().apply("dev.larder").check(larder);
+        assertBroken(rule.forRoot().apply(FIXTURE), rule.from(), rule.to());
     }
 
     /** {@code rule} fails on the fixtures, and its report names both ends of the breach. */

@@ -12,10 +12,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ServerContext {
 
-    private final ServerOptions options;
-    private final Store store;
-    private final Offload offload;
-    private final ServerObserver observer;
+    public final ServerOptions options;
+    public final Store store;
+    public final Offload offload;
+    public final ServerObserver observer;
     private final RateLimitedLog storageErrors;
     private final long maxQueueDelayNanos;
     private volatile boolean shuttingDown;
@@ -27,22 +27,6 @@ public final class ServerContext {
         this.observer = observer;
         this.storageErrors = new RateLimitedLog(LoggerFactory.getLogger("dev.larder.storage-errors"), 1_000_000_000L);
         this.maxQueueDelayNanos = options.maxQueueDelay().toNanos();
-    }
-
-    public ServerOptions options() {
-        return options;
-    }
-
-    public Store store() {
-        return store;
-    }
-
-    public Offload offload() {
-        return offload;
-    }
-
-    public ServerObserver observer() {
-        return observer;
     }
 
     /** Logs a storage failure, at most once a second: an overload that fails every request cannot flood the log. */

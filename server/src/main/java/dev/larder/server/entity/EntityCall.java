@@ -84,14 +84,14 @@ public final class EntityCall extends BatchableTask {
         List<byte[]> values = null;
         RuntimeException failure = null;
         try {
-            values = server.store().getAll(keys);
+            values = server.store.getAll(keys);
         } catch (RuntimeException e) {
             failure = e;
         }
         long took = System.nanoTime() - started;
         for (int i = 0; i < claimed.size(); i++) {
             EntityCall call = claimed.get(i);
-            server.observer().storageCall(Operation.GET.meterName, took, failure == null);
+            server.observer.storageCall(Operation.GET.meterName, took, failure == null);
             Answer response;
             if (failure != null) {
                 response = call.failure(failure);
@@ -112,13 +112,13 @@ public final class EntityCall extends BatchableTask {
         boolean success = false;
         try {
             response = switch (operation) {
-                case GET -> HttpResponses.valueOrNotFound(server.store().get(key));
+                case GET -> HttpResponses.valueOrNotFound(server.store.get(key));
                 case PUT -> {
-                    server.store().put(key, value);
+                    server.store.put(key, value);
                     yield success();
                 }
                 case DELETE -> {
-                    server.store().delete(key);
+                    server.store.delete(key);
                     yield success();
                 }
             };
@@ -126,7 +126,7 @@ public final class EntityCall extends BatchableTask {
         } catch (RuntimeException e) {
             response = failure(e);
         }
-        server.observer().storageCall(operation.meterName, System.nanoTime() - started, success);
+        server.observer.storageCall(operation.meterName, System.nanoTime() - started, success);
         connection.respond(response, started);
     }
 
@@ -153,13 +153,13 @@ public final class EntityCall extends BatchableTask {
         ServerContext server = claimed.get(0).server;
         RuntimeException failure = null;
         try {
-            server.store().write(batch);
+            server.store.write(batch);
         } catch (RuntimeException e) {
             failure = e;
         }
         long took = System.nanoTime() - started;
         for (EntityCall call : claimed) {
-            server.observer().storageCall(call.operation.meterName, took, failure == null);
+            server.observer.storageCall(call.operation.meterName, took, failure == null);
             call.connection.respond(failure == null ? call.success() : call.failure(failure), started);
         }
     }
@@ -193,9 +193,9 @@ public final class EntityCall extends BatchableTask {
 
     /** Records the queue wait; answers 503 and returns {@code true} when it exceeded {@code --max-queue-delay}. */
     private boolean expired(long started) {
-        server.observer().queueWait(started - queuedAt);
+        server.observer.queueWait(started - queuedAt);
         if (server.queueDelayExceeded(queuedAt, started)) {
-            server.observer().rejected(server.options().rejection(), RejectReason.QUEUE_DELAY);
+            server.observer.rejected(server.options.rejection(), RejectReason.QUEUE_DELAY);
             connection.respond(HttpResponses.unavailable(RejectReason.QUEUE_DELAY), started);
             return true;
         }

@@ -35,14 +35,14 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
         this.server = server;
         this.limiter = limiter;
         this.decoderConfig = new HttpDecoderConfig()
-                .setMaxInitialLineLength(server.options().maxRequestLine())
-                .setMaxHeaderSize(server.options().maxHeaderSize())
+                .setMaxInitialLineLength(server.options.maxRequestLine())
+                .setMaxHeaderSize(server.options.maxHeaderSize())
                 .setMaxChunkSize(64 * 1024);
     }
 
     @Override
     protected void initChannel(SocketChannel channel) {
-        ServerOptions options = server.options();
+        ServerOptions options = server.options;
         ConnectionState state = new ConnectionState();
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("limiter", limiter);

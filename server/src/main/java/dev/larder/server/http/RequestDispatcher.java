@@ -77,7 +77,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter implements Ex
         this.ctx = ctx;
         ChannelHandlerContext encoder = ctx.pipeline().context(HttpResponseEncoder.class);
         this.wire = encoder != null ? encoder : ctx;
-        this.lane = server.offload().newLane();
+        this.lane = server.offload.newLane();
     }
 
     @Override
@@ -211,7 +211,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter implements Ex
     public void submit(WorkerTask task) {
         if (server.shuttingDown()) {
             closeAfterResponse = true;
-            server.observer().rejected(server.options().rejection(), RejectReason.SHUTTING_DOWN);
+            server.observer.rejected(server.options.rejection(), RejectReason.SHUTTING_DOWN);
             if (task == stream) {
                 stream = null;
             }
@@ -342,9 +342,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter implements Ex
     private void finished(int status, long serviceStart) {
         long now = System.nanoTime();
         if (serviceStart != 0) {
-            server.observer().serviceTime(now - serviceStart);
+            server.observer.serviceTime(now - serviceStart);
         }
-        server.observer().requestCompleted(currentMethod, currentRoute, status, now - currentStart);
+        server.observer.requestCompleted(currentMethod, currentRoute, status, now - currentStart);
         state.responseCompleted(now);
         serving = false;
         state.busy = !waiting.isEmpty();

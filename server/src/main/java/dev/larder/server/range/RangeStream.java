@@ -49,9 +49,9 @@ public final class RangeStream extends WorkerTask {
     protected void execute() {
         long started = System.nanoTime();
         serviceStart = started;
-        server.observer().queueWait(started - queuedAt);
+        server.observer.queueWait(started - queuedAt);
         if (server.queueDelayExceeded(queuedAt, started)) {
-            server.observer().rejected(server.options().rejection(), RejectReason.QUEUE_DELAY);
+            server.observer.rejected(server.options.rejection(), RejectReason.QUEUE_DELAY);
             connection.respond(HttpResponses.unavailable(RejectReason.QUEUE_DELAY), started);
             return;
         }
@@ -75,9 +75,9 @@ public final class RangeStream extends WorkerTask {
             }
             try {
                 if (cursor == null) {
-                    cursor = server.store().range(start, end);
+                    cursor = server.store.range(start, end);
                 }
-                batch = alloc.buffer(Math.min(server.options().rangeBatchBytes(), 64 * 1024));
+                batch = alloc.buffer(Math.min(server.options.rangeBatchBytes(), 64 * 1024));
                 done = fill(batch);
                 if (done) {
                     closeCursor();
@@ -88,17 +88,17 @@ public final class RangeStream extends WorkerTask {
                 }
                 closeCursor();
                 server.storageError("storage failure on range: " + e.getMessage(), e);
-                server.observer().storageCall("range", System.nanoTime() - began, false);
+                server.observer.storageCall("range", System.nanoTime() - began, false);
                 connection.streamFailed(this, e);
                 return;
             }
         }
-        server.observer().storageCall("range", System.nanoTime() - began, true);
+        server.observer.storageCall("range", System.nanoTime() - began, true);
         connection.streamBatch(this, batch, done);
     }
 
     private boolean fill(ByteBuf batch) {
-        int limit = server.options().rangeBatchBytes();
+        int limit = server.options.rangeBatchBytes();
         while (batch.readableBytes() < limit) {
             if (!cursor.next()) {
                 return true;
