@@ -109,6 +109,8 @@ class BenchCommandTest {
         assertTrue(err.toString().contains("--workload: the phases choose the requests"), err.toString());
         assertEquals(2, run("bench", "tail", "--compare", "a=", "http://127.0.0.1:1"));
         assertEquals(2, run("bench", "tail", "--nginx", "ftp://x", "http://127.0.0.1:1"));
+        assertEquals(2, run("bench", "tail", "--rates", "put=fast", "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("--rates: 'put=fast' (expected kind=req/s"), err.toString());
         assertEquals(2, run("bench", "tail"));
         assertTrue(err.toString().contains("--url: missing"), err.toString());
     }
@@ -123,17 +125,19 @@ class BenchCommandTest {
             Path json = dir.resolve("tail.json");
             Path report = dir.resolve("report");
             int code = run("bench", "tail", "-c", "4", "--warmup", "300ms", "--capacity-duration", "500ms",
-                    "--phase-duration", "1s", "--load", "0.5", "--nginx", url, "--json", json.toString(),
+                    "--phase-duration", "1s", "--load", "0.5", "--rates", "put=200", "--nginx", url,
+                    "--json", json.toString(),
                     "--report", report.toString(), url);
             assertEquals(0, code, out + "\n" + err);
             String text = out.toString();
             assertTrue(text.contains("capacity PUT (closed loop): "), text);
-            assertTrue(text.contains("phases: PUT "), text);
+            assertTrue(text.contains("phases: PUT 200 -> GET "), text);
             assertTrue(text.contains(" # op        rate   achieved"), text);
             assertTrue(text.contains("nginx p99"), text);
             String summary = Files.readString(json);
             assertTrue(summary.contains("\"command\": \"java -jar larder.jar bench tail -c 4"), summary);
             assertTrue(summary.contains("\"kind\": \"MIX\""), summary);
+            assertTrue(summary.contains("rates=put=200"), summary);
             assertTrue(Files.readString(report.resolve("index.html")).contains("Latency over time"));
         } finally {
             server.stop(0);
