@@ -224,6 +224,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + "larder_security_exposed (default: ${DEFAULT-VALUE}).")
     boolean insecureBindOk;
 
+    @Option(names = "--reload-interval", defaultValue = "${env:LARDER_RELOAD_INTERVAL:-1s}",
+            description = "How often the certificate and token files are checked for changes; SIGHUP reloads them "
+                    + "at once (default: ${DEFAULT-VALUE}).")
+    Duration reloadInterval;
+
     @Option(names = "--metrics", defaultValue = "${env:LARDER_METRICS:-true}", fallbackValue = "true", arity = "0..1",
             description = "Record metrics and serve them on /metrics (default: ${DEFAULT-VALUE}). --metrics=false "
                     + "records nothing (to measure what recording costs); /metrics then answers 404.")
@@ -299,8 +304,7 @@ public final class ServeCommand implements Callable<Integer> {
             }
         }
         ShutdownSignal signal = ShutdownSignal.install();
-        SecurityReloader reloader = SecurityReloader.start(security.reloadable(),
-                SecurityOptions.NONE.reloadInterval());
+        SecurityReloader reloader = SecurityReloader.start(security.reloadable(), reloadInterval);
         ReloadSignal.install(reloader::reloadAll);
         exposure.warning().ifPresent(warning -> log.warn("SECURITY WARNING: {}", warning));
         log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB row-cache={}MiB",
@@ -380,7 +384,7 @@ public final class ServeCommand implements Callable<Integer> {
     private ServerSecurity security() {
         try {
             return ServerSecurity.load(new SecurityOptions(tlsCert, tlsKey, tlsClientCa, authTokenFile,
-                    adminTokenFile, insecureBindOk, SecurityOptions.NONE.reloadInterval()));
+                    adminTokenFile, insecureBindOk, reloadInterval));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
         }

@@ -39,7 +39,7 @@ public record SecurityOptions(
                     + "client certificates are asked for only over TLS)");
         }
         if (reloadInterval.isNegative() || reloadInterval.isZero()) {
-            throw new IllegalArgumentException("reloadInterval: " + reloadInterval + " (expected: > 0)");
+            throw new IllegalArgumentException("reload-interval: " + reloadInterval + " (expected: > 0)");
         }
     }
 
