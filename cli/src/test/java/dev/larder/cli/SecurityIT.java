@@ -132,6 +132,35 @@ class SecurityIT {
     }
 
     @Test
+    void benchLoadsAnHttpsServerWithTheBearerHeader() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"), "larder");
+        TestPki.Issued server = pki.server("server");
+        Path dataTokens = Files.writeString(dir.resolve("data-tokens"), DATA_TOKEN + "\n");
+        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"), "--tls-cert", server.cert().toString(),
+                "--tls-key", server.key().toString(), "--auth-token-file", dataTokens.toString())) {
+            String url = "https://127.0.0.1:" + larder.port();
+            Path json = dir.resolve("tls.json");
+            LarderProcess bench = LarderProcess.run("bench", "-R", "200", "-c", "4", "-d", "2s", "--warmup", "1s",
+                    "--prefill", "--keys", "200", "-w", "get", "-H", "Authorization: Bearer " + DATA_TOKEN,
+                    "--json", json.toString(), url);
+            assertEquals(0, bench.awaitExit(Duration.ofSeconds(90)), bench.output());
+            assertTrue(bench.output().contains("prefill: PUT k1..k200: 200 answers"), bench.output());
+            String summary = Files.readString(json);
+            assertTrue(summary.contains("\"200\": "), summary);
+            assertFalse(summary.contains("\"401\": "), summary);
+
+            // The same run without the header: every answer is a 401, and bench says so.
+            Path refused = dir.resolve("refused.json");
+            LarderProcess anonymous = LarderProcess.run("bench", "-R", "100", "-c", "2", "-d", "1s", "--warmup", "0s",
+                    "-w", "get", "--json", refused.toString(), url);
+            anonymous.awaitExit(Duration.ofSeconds(90));
+            String refusedSummary = Files.readString(refused);
+            assertTrue(refusedSummary.contains("\"401\": "), refusedSummary);
+            assertFalse(refusedSummary.contains("\"200\": "), refusedSummary);
+        }
+    }
+
+    @Test
     void prometheusScrapesOverMutualTlsWithTheAdminToken() throws Exception {
         Optional<Path> binary = PrometheusProcess.binary();
         if (binary.isEmpty()) {
