@@ -1,8 +1,8 @@
 package dev.larder.server.security;
 
 import dev.larder.server.LarderServer;
-import dev.larder.server.ServerObserver;
-import dev.larder.server.ServerOptions;
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreOptions;
 import java.nio.file.Path;
