@@ -51,7 +51,8 @@ final class AdminClient {
             }
             String body = firstLine(new String(response.body(), StandardCharsets.UTF_8));
             String why = switch (code) {
-                case 404 -> "HTTP 404 from " + uri.getPath() + " (this server has no profiler endpoint)";
+                case 404 -> "HTTP 404 from " + uri.getPath() + " (this server has no profiler endpoint; larder serves it "
+                        + "with --profiling)";
                 case 409 -> "HTTP 409: another profile is already running on the server";
                 default -> "HTTP " + code + (body.isEmpty() ? "" : ": " + body);
             };

@@ -7,6 +7,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.ssl.SslContext;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,6 +28,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private final GeneratorThread thread;
     private final Bootstrap bootstrap;
+    private final ChannelHandler handler;
     private final ResponseParser parser = new ResponseParser();
     private final Runnable sendTask = this::onTimer;
     private final Runnable reconnectTask = this::connect;
@@ -47,15 +50,23 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private long sentDue;
     private long sentAt;
 
-    Connection(GeneratorThread thread, Bootstrap bootstrap, double offset) {
+    Connection(GeneratorThread thread, Bootstrap bootstrap, SslContext tls, double offset) {
         this.thread = thread;
         this.bootstrap = bootstrap;
+        this.handler = tls == null ? this : new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                // Requests written before the handshake ends wait in the SslHandler: the handshake is part of the
+                // first request's latency, as it is for wrk.
+                ch.pipeline().addLast(tls.newHandler(ch.alloc()), Connection.this);
+            }
+        };
         this.offset = offset;
     }
 
     /** Opens the channel; the future completes when it is connected (or failed). */
     ChannelFuture connect() {
-        ChannelFuture f = bootstrap.clone().handler(this).connect();
+        ChannelFuture f = bootstrap.clone().handler(handler).connect();
         channel = f.channel();
         f.addListener(done -> {
             if (!done.isSuccess()) {

@@ -13,6 +13,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
@@ -133,11 +134,12 @@ final class LoadGenerator {
     private static Outcome run(Plan plan, Listener listener, MultiThreadIoEventLoopGroup group,
                                Class<? extends SocketChannel> channelClass) {
         URI target = plan.target();
-        int port = target.getPort() > 0 ? target.getPort() : 80;
+        int port = target.getPort() > 0 ? target.getPort() : ClientTls.https(target) ? 443 : 80;
         InetSocketAddress address = new InetSocketAddress(target.getHost(), port);
         if (address.isUnresolved()) {
             throw new BenchException("cannot resolve " + target.getHost());
         }
+        SslContext tls = ClientTls.https(target) ? ClientTls.context() : null;
         long timeoutNanos = plan.timeout().toNanos();
         List<Phase> phases = plan.phases();
 
@@ -175,7 +177,7 @@ final class LoadGenerator {
             connects.addAll(await(thread.loop().submit(() -> {
                 List<ChannelFuture> fs = new ArrayList<>();
                 for (int j : mine) {
-                    Connection c = new Connection(thread, bootstrap, (double) j / plan.connections());
+                    Connection c = new Connection(thread, bootstrap, tls, (double) j / plan.connections());
                     thread.add(c);
                     fs.add(c.connect());
                 }

@@ -20,9 +20,9 @@ import java.util.stream.Stream;
  */
 final class ServerHandle implements AutoCloseable {
 
-    private static final Pattern LISTENING = Pattern.compile("listening on (http://[^\\s]+)");
+    private static final Pattern LISTENING = Pattern.compile("listening on (https?://[^\\s]+)");
     private static final Pattern STARTED = Pattern.compile("larder started: .*");
-    private static final Pattern ADMIN = Pattern.compile("admin[^\\n]*?(http://[^\\s/]+)");
+    private static final Pattern ADMIN = Pattern.compile("admin[^\\n]*?(https?://[^\\s/]+)");
 
     private final Target target;
     private final URI url;

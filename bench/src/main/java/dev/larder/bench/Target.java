@@ -57,10 +57,11 @@ public record Target(String label, URI url, List<String> serveArgs, URI adminUrl
         return new Target(label, url, serveArgs, adminUrl, log);
     }
 
-    /** Checks an http URL with a host. */
+    /** Checks an http or https URL with a host. */
     public static URI validate(URI url) {
-        if (url.getScheme() == null || !url.getScheme().equalsIgnoreCase("http") || url.getHost() == null) {
-            throw new IllegalArgumentException("url: '" + url + "' (expected: http://host:port[/path])");
+        if (url.getScheme() == null || !(url.getScheme().equalsIgnoreCase("http")
+                || url.getScheme().equalsIgnoreCase("https")) || url.getHost() == null) {
+            throw new IllegalArgumentException("url: '" + url + "' (expected: http[s]://host:port[/path])");
         }
         return url;
     }
@@ -74,7 +75,7 @@ public record Target(String label, URI url, List<String> serveArgs, URI adminUrl
         String s = spec.trim();
         String label = null;
         Matcher m = LABEL.matcher(s);
-        if (m.matches() && !m.group(1).equalsIgnoreCase("http")) {
+        if (m.matches() && !m.group(1).equalsIgnoreCase("http") && !m.group(1).equalsIgnoreCase("https")) {
             label = m.group(1);
             s = m.group(2).trim();
         }

@@ -16,6 +16,10 @@ import dev.larder.server.config.ServerOptions;
 import dev.larder.server.config.TransportKind;
 import dev.larder.server.metrics.CoarseClock;
 import dev.larder.server.metrics.LarderMeters;
+import dev.larder.server.security.Exposure;
+import dev.larder.server.security.SecurityOptions;
+import dev.larder.server.security.SecurityReloader;
+import dev.larder.server.security.ServerSecurity;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreException;
 import dev.larder.storage.StoreOptions;
@@ -179,6 +183,52 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}; 0 = no admin listener).")
     int adminPort;
 
+    @Option(names = "--admin-host", defaultValue = "${env:LARDER_ADMIN_HOST:-127.0.0.1}",
+            description = "Address the admin port listens on, apart from --host so the data port can be public while "
+                    + "metrics and profiling stay local (default: ${DEFAULT-VALUE}).")
+    String adminHost;
+
+    @Option(names = "--tls-cert", defaultValue = "${env:LARDER_TLS_CERT}",
+            description = "PEM certificate chain (leaf first): with --tls-key, both ports speak TLS 1.2/1.3 only. "
+                    + "Reloaded when the file changes or on SIGHUP; open connections keep their session.")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", defaultValue = "${env:LARDER_TLS_KEY}",
+            description = "PEM private key of --tls-cert.")
+    Path tlsKey;
+
+    @Option(names = "--tls-client-ca", defaultValue = "${env:LARDER_TLS_CLIENT_CA}",
+            description = "PEM CA bundle: clients of both ports must present a certificate issued by it (mTLS).")
+    Path tlsClientCa;
+
+    @Option(names = "--auth-token-file", defaultValue = "${env:LARDER_AUTH_TOKEN_FILE}",
+            description = "Bearer tokens the data port accepts, one per line (add the new one, then remove the old "
+                    + "to rotate; reloaded on change or SIGHUP). Without one: 401 (/v0/status stays open).")
+    Path authTokenFile;
+
+    @Option(names = "--admin-token-file", defaultValue = "${env:LARDER_ADMIN_TOKEN_FILE}",
+            description = "Bearer tokens the admin port accepts, one per line; /health/live and /health/ready "
+                    + "stay open.")
+    Path adminTokenFile;
+
+    @Option(names = "--profiling", defaultValue = "${env:LARDER_PROFILING:-false}", fallbackValue = "true",
+            arity = "0..1",
+            description = "Serve /debug/profile on the admin port (stack traces of the running server; behind "
+                    + "--admin-token-file when set) (default: ${DEFAULT-VALUE}).")
+    boolean profiling;
+
+    @Option(names = "--insecure-bind-ok", defaultValue = "${env:LARDER_INSECURE_BIND_OK:-false}",
+            fallbackValue = "true", arity = "0..1",
+            description = "The data port is meant to be reachable beyond loopback without client certificates or a "
+                    + "token (a private network): no warning in the log, on /health/ready or in "
+                    + "larder_security_exposed (default: ${DEFAULT-VALUE}).")
+    boolean insecureBindOk;
+
+    @Option(names = "--reload-interval", defaultValue = "${env:LARDER_RELOAD_INTERVAL:-1s}",
+            description = "How often the certificate and token files are checked for changes; SIGHUP reloads them "
+                    + "at once (default: ${DEFAULT-VALUE}).")
+    Duration reloadInterval;
+
     @Option(names = "--metrics", defaultValue = "${env:LARDER_METRICS:-true}", fallbackValue = "true", arity = "0..1",
             description = "Record metrics and serve them on /metrics (default: ${DEFAULT-VALUE}). --metrics=false "
                     + "records nothing (to measure what recording costs); /metrics then answers 404.")
@@ -189,6 +239,8 @@ public final class ServeCommand implements Callable<Integer> {
         CommandSupport.leakDetectionOffUnlessAsked();
         ServerOptions serverOptions = serverOptions();
         checkAdminPort();
+        ServerSecurity security = security();
+        Exposure exposure = Exposure.of(host, security.data(), insecureBindOk);
         if (writeBuffer < StoreOptions.MIN_WRITE_BUFFER_BYTES) {
             throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
                     + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
@@ -223,7 +275,8 @@ public final class ServeCommand implements Callable<Integer> {
         LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
         LarderServer server;
         try {
-            server = LarderServer.start(serverOptions, store, meters != null ? meters.observer() : ServerObserver.NOOP);
+            server = LarderServer.start(serverOptions, security.data(), store,
+                    meters != null ? meters.observer() : ServerObserver.NOOP);
         } catch (RuntimeException e) {
             closeAll(null, meters, store);
             spec.commandLine().getErr().println("larder: cannot start: " + e.getMessage());
@@ -232,24 +285,28 @@ public final class ServeCommand implements Callable<Integer> {
         if (meters != null) {
             meters.bindServer(server);
             meters.bindStore(store.stats());
+            exposure.bindTo(registry);
         }
         ReadyEndpoint ready = new ReadyEndpoint(List.of(
                 () -> server.ready() ? Optional.empty() : Optional.of("data listener not serving"),
-                storeOpen(store)));
+                storeOpen(store)), exposure.warning().stream().toList());
         AdminServer admin = null;
         if (adminPort != 0) {
             try {
-                admin = AdminServer.start(new AdminOptions(host, adminPort), server.transport(),
-                        adminEndpoints(registry, ready));
+                admin = AdminServer.start(new AdminOptions(adminHost, adminPort), security.admin(),
+                        server.transport(), adminEndpoints(registry, ready, profiling));
             } catch (RuntimeException e) {
                 server.close();
                 closeAll(null, meters, store);
-                spec.commandLine().getErr().println("larder: cannot start the admin listener on " + host + ":"
+                spec.commandLine().getErr().println("larder: cannot start the admin listener on " + adminHost + ":"
                         + adminPort + ": " + e.getMessage());
                 return 1;
             }
         }
         ShutdownSignal signal = ShutdownSignal.install();
+        SecurityReloader reloader = SecurityReloader.start(security.reloadable(), reloadInterval);
+        ReloadSignal.install(reloader::reloadAll);
+        exposure.warning().ifPresent(warning -> log.warn("SECURITY WARNING: {}", warning));
         log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB row-cache={}MiB",
                 server.describe(), admin != null ? admin.describe() : "admin off (--admin-port 0)",
                 metrics ? "on" : "off (--metrics=false)",
@@ -261,6 +318,7 @@ public final class ServeCommand implements Callable<Integer> {
         ready.beginShutdown();
         // Then reverse order of start: the data listener drains and stops; the admin listener (which scrapes the
         // store's gauges) and the meters go before the store they read is closed.
+        reloader.close();
         server.close();
         closeAll(admin, meters, store);
         log.info("larder stopped");
@@ -273,14 +331,17 @@ public final class ServeCommand implements Callable<Integer> {
                 ? Optional.empty() : Optional.of("store closed");
     }
 
-    private static Map<String, AdminEndpoint> adminEndpoints(PrometheusMeterRegistry registry, ReadyEndpoint ready) {
+    private static Map<String, AdminEndpoint> adminEndpoints(PrometheusMeterRegistry registry, ReadyEndpoint ready,
+                                                             boolean profiling) {
         Map<String, AdminEndpoint> endpoints = new LinkedHashMap<>();
         if (registry != null) {
             endpoints.put("/metrics", new MetricsEndpoint(registry));
         }
         endpoints.put("/health/live", new LiveEndpoint());
         endpoints.put("/health/ready", ready);
-        endpoints.put("/debug/profile", new ProfileEndpoint(new AsyncProfilerLoader()));
+        if (profiling) {
+            endpoints.put("/debug/profile", new ProfileEndpoint(new AsyncProfilerLoader()));
+        }
         return endpoints;
     }
 
@@ -316,6 +377,16 @@ public final class ServeCommand implements Callable<Integer> {
                     .build();
         } catch (IllegalArgumentException e) {
             throw CommandSupport.invalid(spec, e);
+        }
+    }
+
+    /** The TLS and token files, read and checked now: a bad one is a bad flag (exit 2), not a failed start. */
+    private ServerSecurity security() {
+        try {
+            return ServerSecurity.load(new SecurityOptions(tlsCert, tlsKey, tlsClientCa, authTokenFile,
+                    adminTokenFile, insecureBindOk, reloadInterval));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
         }
     }
 

@@ -29,7 +29,7 @@ class AdminListenerIT {
     void startupLineNamesBothListenersAndTheJarCanProfileItself() throws Exception {
         int adminPort = DashboardQueriesIT.freePort();
         try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"), "--admin-port",
-                Integer.toString(adminPort))) {
+                Integer.toString(adminPort), "--profiling")) {
             assertEquals(adminPort, larder.adminPort(), larder.output());
             assertTrue(larder.output().contains("metrics=on"), larder.output());
             assertEquals("live\n", get(larder.adminUrl() + "/health/live").body());

@@ -20,8 +20,8 @@ import java.util.regex.Pattern;
 public final class LarderProcess implements AutoCloseable {
 
     // The host may be an IPv6 literal ("0:0:0:0:0:0:0:0" for a wildcard bind): the port is after the last colon.
-    private static final Pattern LISTENING = Pattern.compile("listening on http://(\\S+):(\\d+)");
-    private static final Pattern ADMIN = Pattern.compile("admin on http://(\\S+):(\\d+)");
+    private static final Pattern LISTENING = Pattern.compile("listening on https?://(\\S+):(\\d+)");
+    private static final Pattern ADMIN = Pattern.compile("admin on https?://(\\S+):(\\d+)");
 
     private final Process process;
     private final Path log;

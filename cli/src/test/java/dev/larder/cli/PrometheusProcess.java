@@ -59,6 +59,16 @@ final class PrometheusProcess implements AutoCloseable {
     /** Starts Prometheus scraping {@code http://target/metrics} as job {@code job} every second. */
     static PrometheusProcess start(Path binary, Path workDir, String job, String target)
             throws IOException, InterruptedException {
+        return start(binary, workDir, List.of(
+                "  - job_name: " + job,
+                "    metrics_path: /metrics",
+                "    static_configs:",
+                "      - targets: ['" + target + "']"));
+    }
+
+    /** Starts Prometheus with {@code scrapeConfigs} (YAML lines of list items) under {@code scrape_configs:}. */
+    static PrometheusProcess start(Path binary, Path workDir, List<String> scrapeConfigs)
+            throws IOException, InterruptedException {
         int port;
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             port = socket.getLocalPort();
@@ -70,10 +80,7 @@ final class PrometheusProcess implements AutoCloseable {
                 "  scrape_timeout: 1s",
                 "  evaluation_interval: 1s",
                 "scrape_configs:",
-                "  - job_name: " + job,
-                "    metrics_path: /metrics",
-                "    static_configs:",
-                "      - targets: ['" + target + "']",
+                String.join("\n", scrapeConfigs),
                 ""));
         Path log = workDir.resolve("prometheus.log");
         Process process = new ProcessBuilder(binary.toString(),

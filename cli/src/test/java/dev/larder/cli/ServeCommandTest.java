@@ -8,8 +8,12 @@ import dev.larder.server.config.ServerOptions;
 import dev.larder.server.config.TransportKind;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import dev.larder.server.security.TestPki;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The serve command's flags, help text and error exits, in-process. */
@@ -121,5 +125,51 @@ class ServeCommandTest {
         Run version = execute("--version");
         assertEquals(0, version.status());
         assertTrue(version.out().startsWith("larder "), version.out());
+    }
+
+    @Test
+    void badSecurityFilesExit2WithOneLineBeforeTheStoreIsOpened(@TempDir Path dir) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"), "cli");
+        TestPki.Issued server = pki.server("server");
+        TestPki.Issued other = pki.server("other");
+        Path garbage = Files.writeString(dir.resolve("garbage.pem"), "-----BEGIN CERTIFICATE-----\nxx\n");
+        Path data = dir.resolve("data");
+        String[][] cases = {
+                {"--tls-cert", garbage.toString(), "--tls-key", server.key().toString()},
+                {"--tls-cert", server.cert().toString(), "--tls-key", other.key().toString()},
+                {"--tls-cert", server.cert().toString()},
+                {"--tls-client-ca", pki.caFile().toString()},
+                {"--auth-token-file", dir.resolve("no-such-file").toString()},
+                {"--admin-token-file", garbage.toString()},
+                {"--reload-interval", "off"},
+        };
+        String[] expected = {"not a PEM certificate and key", "does the key belong to the certificate",
+                "--tls-cert: given without --tls-key", "--tls-client-ca: given without --tls-cert",
+                "--auth-token-file: " + dir.resolve("no-such-file") + ": cannot read", "--admin-token-file:",
+                "--reload-interval"};
+        for (int i = 0; i < cases.length; i++) {
+            String[] args = new String[cases[i].length + 5];
+            args[0] = "serve";
+            args[1] = "--data-dir";
+            args[2] = data.toString();
+            args[3] = "--warmup-requests";
+            args[4] = "0";
+            System.arraycopy(cases[i], 0, args, 5, cases[i].length);
+            Run run = execute(args);
+            assertEquals(2, run.status(), String.join(" ", cases[i]) + " -> " + run.err());
+            assertEquals(1, run.err().strip().lines().count(), "one line: " + run.err());
+            assertTrue(run.err().contains(expected[i]), expected[i] + " in " + run.err());
+        }
+        assertTrue(Files.notExists(data), "no store was created for a bad flag");
+    }
+
+    @Test
+    void helpDocumentsTheSecurityFlags() {
+        String text = execute("serve", "--help").out().replaceAll("\\s+", " ");
+        for (String flag : new String[] {"--admin-host", "--tls-cert", "--tls-key", "--tls-client-ca",
+                "--auth-token-file", "--admin-token-file", "--profiling", "--insecure-bind-ok", "--reload-interval",
+                "SIGHUP"}) {
+            assertTrue(text.contains(flag), flag);
+        }
     }
 }

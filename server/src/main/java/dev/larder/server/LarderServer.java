@@ -7,6 +7,7 @@ import dev.larder.server.http.ConnectionLimiter;
 import dev.larder.server.http.LarderServerInitializer;
 import dev.larder.server.http.Transport;
 import dev.larder.server.offload.Offload;
+import dev.larder.server.security.ListenerSecurity;
 import dev.larder.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -46,10 +47,12 @@ public final class LarderServer implements AutoCloseable {
     private final ConnectionLimiter limiter;
     private final ChannelGroup connections;
     private final Channel serverChannel;
+    private final ListenerSecurity security;
     private volatile boolean closed;
 
-    private LarderServer(ServerOptions options, Store store, ServerObserver observer) {
+    private LarderServer(ServerOptions options, ListenerSecurity security, Store store, ServerObserver observer) {
         this.options = options;
+        this.security = security;
         this.transport = Transport.select(options.transport());
         this.eventLoops = new MultiThreadIoEventLoopGroup(options.ioThreads(),
                 new DefaultThreadFactory("larder-io", true), transport.ioHandlers());
@@ -57,7 +60,7 @@ public final class LarderServer implements AutoCloseable {
         this.context = new ServerContext(options, store, offload, observer);
         this.limiter = new ConnectionLimiter(options.maxConnections(), observer);
         this.connections = new DefaultChannelGroup("larder-connections", GlobalEventExecutor.INSTANCE);
-        LarderServerInitializer initializer = new LarderServerInitializer(context, limiter);
+        LarderServerInitializer initializer = new LarderServerInitializer(context, limiter, security);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(eventLoops)
                 .channel(transport.serverChannel())
@@ -90,7 +93,13 @@ public final class LarderServer implements AutoCloseable {
      * @throws IllegalStateException when the requested transport is unavailable or the address cannot be bound
      */
     public static LarderServer start(ServerOptions options, Store store, ServerObserver observer) {
-        return new LarderServer(options, store, observer);
+        return new LarderServer(options, ListenerSecurity.NONE, store, observer);
+    }
+
+    /** As {@link #start(ServerOptions, Store, ServerObserver)}, asking clients for what {@code security} says. */
+    public static LarderServer start(ServerOptions options, ListenerSecurity security, Store store,
+                                     ServerObserver observer) {
+        return new LarderServer(options, security, store, observer);
     }
 
     /** The address actually bound (the port is known here when 0 was asked for). */
@@ -138,7 +147,7 @@ public final class LarderServer implements AutoCloseable {
         // An IPv6 literal needs brackets in a URL, or the port cannot be told from the address.
         String authority = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
         return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + " " + pool
-                + " listening on http://" + authority;
+                + " listening on " + security.scheme() + "://" + authority + security.describe();
     }
 
     @Override

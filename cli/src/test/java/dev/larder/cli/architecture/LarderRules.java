@@ -10,6 +10,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import dev.larder.bench.BenchOptions;
 import dev.larder.server.admin.AdminOptions;
 import dev.larder.server.config.ServerOptions;
+import dev.larder.server.security.SecurityOptions;
 import dev.larder.storage.StoreOptions;
 import java.util.Set;
 
@@ -20,7 +21,7 @@ import java.util.Set;
 final class LarderRules {
 
     private static final Set<String> OPTIONS = Set.of(ServerOptions.class.getName(), StoreOptions.class.getName(),
-            BenchOptions.class.getName(), AdminOptions.class.getName());
+            BenchOptions.class.getName(), AdminOptions.class.getName(), SecurityOptions.class.getName());
     private static final Set<String> BUILDING = Set.of("<init>", "builder", "toBuilder", "defaults", "build");
 
     private LarderRules() {
@@ -49,6 +50,7 @@ final class LarderRules {
                 .layer("answer").definedBy(server + ".answer..")
                 .layer("offload").definedBy(server + ".offload..")
                 .layer("config").definedBy(server + ".config..")
+                .layer("security").definedBy(server + ".security..")
                 .layer("storage").definedBy(root + ".storage..")
                 .whereLayer("cli").mayNotBeAccessedByAnyLayer()
                 .whereLayer("bench").mayOnlyBeAccessedByLayers("cli")
@@ -61,6 +63,7 @@ final class LarderRules {
                 .whereLayer("offload").mayOnlyBeAccessedByLayers("front door", "http", "calls", "context")
                 .whereLayer("config").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "http", "calls",
                         "context", "answer", "offload")
+                .whereLayer("security").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "http")
                 .whereLayer("storage").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "calls", "context");
     }
 

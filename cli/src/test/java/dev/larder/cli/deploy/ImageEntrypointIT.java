@@ -1,6 +1,7 @@
 package dev.larder.cli.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.cli.LarderProcess;
@@ -123,6 +124,41 @@ class ImageEntrypointIT {
                     "LARDER_PORT", Integer.toString(server.getLocalPort())));
             answerer.join(5_000);
             assertEquals(0, ok.status, ok.output);
+        }
+    }
+
+    @Test
+    void entrypointWithTlsFilesFromTheEnvironmentServesHttpsAndIsHealthy() throws Exception {
+        List<Dockerfile.Instruction> runtime = dockerfile.finalStage();
+        Map<String, String> env = new HashMap<>(Dockerfile.env(runtime));
+        env.remove("PATH");
+        env.remove("JAVA_HOME");
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        env.put("JDK_JAVA_OPTIONS", env.get("JDK_JAVA_OPTIONS").replace("-Djava.io.tmpdir=/tmp",
+                "-Djava.io.tmpdir=" + tmp));
+        // As `-v secrets:/run/secrets:ro -e LARDER_TLS_CERT=... -e LARDER_AUTH_TOKEN_FILE=...` would give it.
+        dev.larder.server.security.TestPki pki = dev.larder.server.security.TestPki.create(dir.resolve("secrets"),
+                "image");
+        dev.larder.server.security.TestPki.Issued cert = pki.server("cert");
+        Path tokens = Files.writeString(dir.resolve("secrets/tokens"), "image-token-0123456789abcdef\n");
+        env.put("LARDER_DATA_DIR", dir.resolve("data").toString());
+        env.put("LARDER_PORT", Integer.toString(freePort()));
+        env.put("LARDER_WARMUP_REQUESTS", "2000");
+        env.put("LARDER_TLS_CERT", cert.cert().toString());
+        env.put("LARDER_TLS_KEY", cert.key().toString());
+        env.put("LARDER_AUTH_TOKEN_FILE", tokens.toString());
+        List<String> command = new ArrayList<>(Dockerfile.execForm(Dockerfile.single(runtime, "ENTRYPOINT")));
+        command.replaceAll(word -> word.equals("/app/larder.jar") ? LarderProcess.jar().toString() : word);
+        try (LarderProcess larder = LarderProcess.exec(command, env)) {
+            assertTrue(larder.output().contains("listening on https://"), larder.output());
+            assertFalse(larder.output().contains("SECURITY WARNING"), "a token is asked for: " + larder.output());
+            Result healthy = healthcheck(env);
+            assertEquals(0, healthy.status, healthy.output);
+            assertTrue(healthy.output.contains("accepts connections (TLS"), healthy.output);
+            larder.terminate();
+            assertEquals(0, larder.awaitExit(DOCKER_STOP_TIMEOUT), larder.output());
+            Result down = healthcheck(env);
+            assertEquals(1, down.status, down.output);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.larder.server.admin;
 
 import dev.larder.server.http.Transport;
+import dev.larder.server.security.ListenerSecurity;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -29,10 +30,13 @@ public final class AdminServer implements AutoCloseable {
     private final Map<String, AdminEndpoint> endpoints;
     private final EventLoopGroup eventLoop;
     private final Channel serverChannel;
+    private final ListenerSecurity security;
     private volatile boolean closed;
 
-    private AdminServer(AdminOptions options, Transport transport, Map<String, AdminEndpoint> endpoints) {
+    private AdminServer(AdminOptions options, ListenerSecurity security, Transport transport,
+                        Map<String, AdminEndpoint> endpoints) {
         this.endpoints = Map.copyOf(endpoints);
+        this.security = security;
         this.eventLoop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("larder-admin", true),
                 transport.ioHandlers());
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -40,7 +44,7 @@ public final class AdminServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new AdminServerInitializer(new AdminHandler(this.endpoints)));
+                .childHandler(new AdminServerInitializer(new AdminHandler(this.endpoints), security));
         // Not sync(): it rethrows the bind failure as an undeclared IOException, which callers could not catch.
         ChannelFuture bound = bootstrap.bind(options.host(), options.port()).awaitUninterruptibly();
         if (!bound.isSuccess()) {
@@ -58,7 +62,13 @@ public final class AdminServer implements AutoCloseable {
      * @throws IllegalStateException when the port cannot be bound (in use, not permitted), with the reason
      */
     public static AdminServer start(AdminOptions options, Transport transport, Map<String, AdminEndpoint> endpoints) {
-        return new AdminServer(options, transport, endpoints);
+        return new AdminServer(options, ListenerSecurity.NONE, transport, endpoints);
+    }
+
+    /** As {@link #start(AdminOptions, Transport, Map)}, asking clients for what {@code security} says. */
+    public static AdminServer start(AdminOptions options, ListenerSecurity security, Transport transport,
+                                    Map<String, AdminEndpoint> endpoints) {
+        return new AdminServer(options, security, transport, endpoints);
     }
 
     /** The address actually bound. */
@@ -72,8 +82,8 @@ public final class AdminServer implements AutoCloseable {
         String host = address.getHostString();
         // Bracketed like the data listener's line: an IPv6 literal's colons would hide the port.
         String authority = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
-        return "admin on http://" + authority + " ("
-                + String.join(", ", new java.util.TreeSet<>(endpoints.keySet())) + ")";
+        return "admin on " + security.scheme() + "://" + authority + " ("
+                + String.join(", ", new java.util.TreeSet<>(endpoints.keySet())) + ")" + security.describe();
     }
 
     @Override

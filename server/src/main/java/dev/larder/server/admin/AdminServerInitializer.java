@@ -1,5 +1,6 @@
 package dev.larder.server.admin;
 
+import dev.larder.server.security.ListenerSecurity;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -13,9 +14,10 @@ import java.util.concurrent.TimeUnit;
  * The admin port's pipeline, inbound top to bottom:
  *
  * <pre>
- *   bytes ──▶ idle close ──▶ http codec ──▶ keep-alive ──▶ aggregator ──▶ admin handler ──▶ endpoint
- *             (6 min)                                     (8 KiB)         (path, GET)      (metrics, health,
- *                                                                                           profile)
+ *   bytes ──▶ idle close ──▶ [tls] ──▶ http codec ──▶ keep-alive ──▶ aggregator ──▶ [auth] ──▶ admin handler ──▶ endpoint
+ *             (6 min)        (when                                     (8 KiB)       (401 without (path, GET)  (metrics, health,
+ *                            --tls-*)                                                 the admin token;           profile)
+ *                                                                                     /health/* open)
  * </pre>
  */
 final class AdminServerInitializer extends ChannelInitializer<Channel> {
@@ -24,9 +26,11 @@ final class AdminServerInitializer extends ChannelInitializer<Channel> {
     private static final long IDLE_SECONDS = ProfileRequest.MAX_SECONDS + 60;
 
     private final AdminHandler handler;
+    private final ListenerSecurity security;
 
-    AdminServerInitializer(AdminHandler handler) {
+    AdminServerInitializer(AdminHandler handler, ListenerSecurity security) {
         this.handler = handler;
+        this.security = security;
     }
 
     @Override
@@ -39,9 +43,11 @@ final class AdminServerInitializer extends ChannelInitializer<Channel> {
                 ctx.close();
             }
         });
+        security.tlsHandler(channel).ifPresent(tls -> pipeline.addLast("tls", tls));
         pipeline.addLast("http", new HttpServerCodec());
         pipeline.addLast("keep-alive", new HttpServerKeepAliveHandler());
         pipeline.addLast("aggregator", new HttpObjectAggregator(8 * 1024));
+        security.tokenCheck().ifPresent(auth -> pipeline.addLast("auth", auth));
         pipeline.addLast("admin", handler);
     }
 }

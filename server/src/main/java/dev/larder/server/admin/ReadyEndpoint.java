@@ -14,10 +14,17 @@ import java.util.Optional;
 public final class ReadyEndpoint implements AdminEndpoint {
 
     private final List<HealthCheck> checks;
+    private final List<String> warnings;
     private volatile boolean shuttingDown;
 
     public ReadyEndpoint(List<HealthCheck> checks) {
+        this(checks, List.of());
+    }
+
+    /** {@code warnings} do not make it unready, but each is a line of the body: someone reading it should know. */
+    public ReadyEndpoint(List<HealthCheck> checks, List<String> warnings) {
         this.checks = List.copyOf(checks);
+        this.warnings = List.copyOf(warnings);
     }
 
     /** From now on: not ready. */
@@ -41,8 +48,10 @@ public final class ReadyEndpoint implements AdminEndpoint {
     @Override
     public void serve(ChannelHandlerContext ctx, FullHttpRequest request) {
         List<String> problems = problems();
+        StringBuilder ready = new StringBuilder("ready");
+        warnings.forEach(warning -> ready.append("\nwarning: ").append(warning));
         ctx.writeAndFlush(problems.isEmpty()
-                ? AdminResponses.text(HttpResponseStatus.OK, "ready")
+                ? AdminResponses.text(HttpResponseStatus.OK, ready.toString())
                 : AdminResponses.text(HttpResponseStatus.SERVICE_UNAVAILABLE,
                         "not ready: " + String.join("; ", problems)));
     }

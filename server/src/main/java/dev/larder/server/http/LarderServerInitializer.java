@@ -3,6 +3,7 @@ package dev.larder.server.http;
 import dev.larder.server.answer.Answer;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.server.context.ServerContext;
+import dev.larder.server.security.ListenerSecurity;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -16,12 +17,13 @@ import io.netty.handler.codec.http.HttpResponseEncoder;
  * The data port's pipeline, inbound top to bottom:
  *
  * <pre>
- *   bytes ──▶ limiter ──▶ timeouts ──▶ http decoder ──▶ request-end ──▶ aggregator ──▶ dispatcher ──▶ worker lane
- *             (503 past   (read and    (414, 431,      (a request is   (413, 100-     (route, order,     (RocksDB)
- *           max-conns)    idle)         400)            whole: stop     continue)      keep-alive,
- *                                                       the read clock)                status inline)
+ *   bytes ──▶ limiter ──▶ [tls] ──▶ timeouts ──▶ http decoder ──▶ request-end ──▶ [auth] ──▶ aggregator ──▶ dispatcher ──▶ worker lane
+ *             (503 past   (when      (read and    (414, 431,      (a request is   (401 without (413, 100-     (route, order,     (RocksDB)
+ *           max-conns)    --tls-*)   idle)         400)            whole: stop     a token,    continue)      keep-alive,
+ *                                                                  the read clock)  before any                status inline)
+ *                                                                                   body is read)
  *
- *   bytes ◀── answers ◀───────────────── http encoder ◀── aggregator's 100 / 413, the range stream's chunks
+ *   bytes ◀── [tls] ◀── answers ◀──────── http encoder ◀── auth's 401, aggregator's 100 / 413, the range stream's chunks
  *             (whole responses, encoded by {@link Answer}, enter below the encoder)
  * </pre>
  */
@@ -30,10 +32,12 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
     private final ServerContext server;
     private final ConnectionLimiter limiter;
     private final HttpDecoderConfig decoderConfig;
+    private final ListenerSecurity security;
 
-    public LarderServerInitializer(ServerContext server, ConnectionLimiter limiter) {
+    public LarderServerInitializer(ServerContext server, ConnectionLimiter limiter, ListenerSecurity security) {
         this.server = server;
         this.limiter = limiter;
+        this.security = security;
         this.decoderConfig = new HttpDecoderConfig()
                 .setMaxInitialLineLength(server.options.maxRequestLine())
                 .setMaxHeaderSize(server.options.maxHeaderSize())
@@ -46,11 +50,13 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
         ConnectionState state = new ConnectionState();
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("limiter", limiter);
+        security.tlsHandler(channel).ifPresent(tls -> pipeline.addLast("tls", tls));
         pipeline.addLast("timeouts", new ConnectionTimeouts(state, options.readTimeout().toNanos(),
                 options.idleTimeout().toNanos()));
         pipeline.addLast("http-encoder", new HttpResponseEncoder());
         pipeline.addLast("http-decoder", new HttpRequestDecoder(decoderConfig));
         pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
+        security.tokenCheck().ifPresent(auth -> pipeline.addLast("auth", auth));
         pipeline.addLast("aggregator", new HttpObjectAggregator(options.maxValueSize(), true));
         pipeline.addLast("dispatcher", new RequestDispatcher(server, state));
     }
