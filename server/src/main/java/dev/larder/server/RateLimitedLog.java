@@ -19,19 +19,35 @@ final class RateLimitedLog {
         this.intervalNanos = intervalNanos;
     }
 
+    /** Logs {@code message} at INFO, unless a line was logged less than an interval ago. */
+    void info(String message) {
+        String suffix = admit();
+        if (suffix != null) {
+            logger.info(message + suffix);
+        }
+    }
+
     void warn(String message, Throwable cause) {
-        long now = System.nanoTime();
-        long next = nextAllowed.get();
-        if ((next != Long.MIN_VALUE && now - next < 0) || !nextAllowed.compareAndSet(next, now + intervalNanos)) {
-            suppressed.incrementAndGet();
+        String suffix = admit();
+        if (suffix == null) {
             return;
         }
-        long dropped = suppressed.getAndSet(0);
-        String suffix = dropped > 0 ? " (" + dropped + " similar messages suppressed)" : "";
         if (cause != null && logger.isDebugEnabled()) {
             logger.warn(message + suffix, cause);
         } else {
             logger.warn(message + suffix);
         }
+    }
+
+    /** The suffix counting what was dropped since the last line, or {@code null} when this one is dropped too. */
+    private String admit() {
+        long now = System.nanoTime();
+        long next = nextAllowed.get();
+        if ((next != Long.MIN_VALUE && now - next < 0) || !nextAllowed.compareAndSet(next, now + intervalNanos)) {
+            suppressed.incrementAndGet();
+            return null;
+        }
+        long dropped = suppressed.getAndSet(0);
+        return dropped > 0 ? " (" + dropped + " similar messages suppressed)" : "";
     }
 }
