@@ -44,6 +44,9 @@ panels_spec = [
    (s('larder_queue_pending'), 'pending, all workers ({{instance}})'),
    (s('larder_queue_capacity'), 'capacity ({{instance}})'),
    ('max by (instance) (%s)' % s('larder_worker_pending'), 'deepest worker queue ({{instance}})')]),
+ ("Admission limit and requests admitted (adaptive: learned limit, in flight; fixed modes: queue capacity, queued)", "short", [
+   ('%s or %s' % (s('larder_limit_current'), s('larder_queue_capacity')), 'limit ({{instance}})'),
+   ('%s or %s' % (s('larder_limit_inflight'), s('larder_queue_pending')), 'admitted ({{instance}})')]),
  ("Connections", "short", [
    (s('larder_connections_active'), 'open ({{instance}})'),
    (rate('larder_connections_opened_total'), 'opened per second ({{instance}})')]),

@@ -60,8 +60,21 @@ final class ServerHandle implements AutoCloseable {
         return settings;
     }
 
+    /**
+     * CPU time the launched server process has used so far (user + system), when the platform reports it; empty
+     * for a server bench did not launch.
+     */
+    java.util.Optional<java.time.Duration> cpuTime() {
+        return process == null ? java.util.Optional.empty() : process.toHandle().info().totalCpuDuration();
+    }
+
     /** Prepares a target: starts it if bench launches it, then reads its settings. */
     static ServerHandle open(Target target, BenchOptions options) {
+        return open(target, options, null);
+    }
+
+    /** As {@link #open(Target, BenchOptions)}, with a launched server's data directory under {@code dataRoot}. */
+    static ServerHandle open(Target target, BenchOptions options, Path dataRoot) {
         if (!target.launched()) {
             URI admin = target.adminUrl() != null ? target.adminUrl()
                     : URI.create("http://" + target.url().getHost() + ":" + Target.DEFAULT_ADMIN_PORT);
@@ -71,14 +84,16 @@ final class ServerHandle implements AutoCloseable {
             }
             return new ServerHandle(target, target.url(), admin, withMetrics(settings, admin), null, null, null);
         }
-        return launch(target, options);
+        return launch(target, options, dataRoot);
     }
 
-    private static ServerHandle launch(Target target, BenchOptions options) {
+    private static ServerHandle launch(Target target, BenchOptions options, Path dataRoot) {
         Path dataDir;
         Path log;
         try {
-            dataDir = Files.createTempDirectory("larder-bench-" + target.label().replaceAll("[^A-Za-z0-9_.-]", "_"));
+            String prefix = "larder-bench-" + target.label().replaceAll("[^A-Za-z0-9_.-]", "_");
+            dataDir = dataRoot == null ? Files.createTempDirectory(prefix)
+                    : Files.createTempDirectory(Files.createDirectories(dataRoot), prefix);
             log = Files.createTempFile("larder-bench-server", ".log");
         } catch (IOException e) {
             throw new BenchException("cannot create a data directory for '" + target.label() + "': " + e, e);

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "Asynchronous HTTP key-value storage on RocksDB.",
-        subcommands = {ServeCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, BenchCommand.class, TuneCommand.class, CommandLine.HelpCommand.class})
 public final class Larder implements Runnable {
 
     @CommandLine.Spec

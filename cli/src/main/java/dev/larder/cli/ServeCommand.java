@@ -10,6 +10,7 @@ import dev.larder.server.admin.LiveEndpoint;
 import dev.larder.server.admin.MetricsEndpoint;
 import dev.larder.server.admin.ProfileEndpoint;
 import dev.larder.server.admin.ReadyEndpoint;
+import dev.larder.server.config.LimitAlgorithm;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
@@ -93,9 +94,16 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--rejection", defaultValue = "${env:LARDER_REJECTION:-abort}", converter = RejectionConverter.class,
             description = "When a worker's queue is full: abort (503 + Retry-After at once), caller-runs (the event "
-                    + "loop runs it: reads slow down), discard-oldest (the oldest waiting request gets the 503). "
-                    + "Default: ${DEFAULT-VALUE}.")
+                    + "loop runs it: reads slow down), discard-oldest (the oldest waiting request gets the 503); "
+                    + "adaptive: requests over a concurrency limit learned from latency get the 503 at once, "
+                    + "no queue size or delay to choose. Default: ${DEFAULT-VALUE}.")
     RejectionMode rejection;
+
+    @Option(names = "--limit-algorithm", defaultValue = "${env:LARDER_LIMIT_ALGORITHM:-vegas}",
+            converter = LimitAlgorithmConverter.class,
+            description = "What learns the limit of --rejection adaptive: vegas, gradient2 or aimd "
+                    + "(default: ${DEFAULT-VALUE}; docs/reliability.md says why).")
+    LimitAlgorithm limitAlgorithm;
 
     @Option(names = "--max-queue-delay", defaultValue = "${env:LARDER_MAX_QUEUE_DELAY:-off}",
             description = "A request that waited longer than this in a worker queue is answered 503 without "
@@ -365,6 +373,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .workers(workers == null ? 2 * CORES : workers)
                     .queueSize(queueSize)
                     .rejection(rejection)
+                    .limitAlgorithm(limitAlgorithm)
                     .maxQueueDelay(maxQueueDelay)
                     .maxValueSize(toInt("--max-value-size", maxValueSize))
                     .maxRequestLine(toInt("--max-request-line", maxRequestLine))
@@ -414,6 +423,13 @@ public final class ServeCommand implements Callable<Integer> {
         @Override
         public TransportKind convert(String value) {
             return TransportKind.fromFlag(value);
+        }
+    }
+
+    static final class LimitAlgorithmConverter implements picocli.CommandLine.ITypeConverter<LimitAlgorithm> {
+        @Override
+        public LimitAlgorithm convert(String value) {
+            return LimitAlgorithm.fromFlag(value);
         }
     }
 

@@ -30,8 +30,9 @@ class DashboardQueriesIT {
     void everyDashboardQueryNamesAnExportedSeries() throws Exception {
         List<String> exprs = DashboardQueries.expressions();
         assertTrue(exprs.size() > 20, "dashboard queries: " + exprs.size());
+        // Adaptive mode exports every series the default mode does, plus the limit gauges its panel shows.
         try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"), "--admin-port",
-                Integer.toString(freePort()))) {
+                Integer.toString(freePort()), "--rejection", "adaptive")) {
             // Traffic of every kind the dashboard shows, and a GC so the JVM's pause timers exist.
             for (int i = 0; i < 20; i++) {
                 send(larder, "PUT", "/v0/entity?id=k" + i, "value");

@@ -1,6 +1,7 @@
 package dev.larder.server;
 
 import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.server.context.ServerContext;
 import dev.larder.server.http.ConnectionLimiter;
@@ -120,6 +121,16 @@ public final class LarderServer implements AutoCloseable {
         return eventLoops;
     }
 
+    /** The adaptive concurrency limit now; -1 unless {@code --rejection adaptive}. */
+    public int concurrencyLimit() {
+        return offload.concurrencyLimit();
+    }
+
+    /** Requests admitted under the adaptive limit and not yet answered; -1 unless {@code --rejection adaptive}. */
+    public int limitedInFlight() {
+        return offload.limitedInFlight();
+    }
+
     /** Requests waiting per worker right now (empty in synchronous mode). */
     public int[] pendingPerWorker() {
         return offload.pendingPerWorker();
@@ -141,6 +152,8 @@ public final class LarderServer implements AutoCloseable {
                 ? "workers=0 (synchronous: storage on the event loop)"
                 : "workers=" + options.workers() + " queue=" + options.queueSize() + "/worker (capacity "
                         + options.queueCapacity() + ") rejection=" + options.rejection().flag()
+                        + (options.rejection() == RejectionMode.ADAPTIVE
+                                ? " limit-algorithm=" + options.limitAlgorithm().flag() : "")
                         + (options.maxQueueDelay().isZero() ? "" : " max-queue-delay=" + options.maxQueueDelay());
         InetSocketAddress address = localAddress();
         String host = address.getHostString();

@@ -4,7 +4,8 @@ package dev.larder.server.config;
 public enum RejectReason {
     QUEUE_FULL("queue_full", "worker queue is full"),
     QUEUE_DELAY("queue_delay", "request waited longer than --max-queue-delay"),
-    SHUTTING_DOWN("shutting_down", "server is shutting down");
+    SHUTTING_DOWN("shutting_down", "server is shutting down"),
+    OVER_LIMIT("over_limit", "over the adaptive concurrency limit");
 
     private final String tag;
     private final String message;

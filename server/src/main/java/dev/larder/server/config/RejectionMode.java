@@ -7,7 +7,12 @@ public enum RejectionMode {
     /** The event loop runs the request itself, so it stops reading: backpressure reaches the clients' sockets. */
     CALLER_RUNS("caller-runs"),
     /** The oldest request waiting on that worker is answered 503 and the new one takes its place in the queue. */
-    DISCARD_OLDEST("discard-oldest");
+    DISCARD_OLDEST("discard-oldest"),
+    /**
+     * Requests beyond a concurrency limit learned from their latency ({@link AdaptiveOffload}) are answered 503 with
+     * {@code Retry-After: 1} at once; the queues behind the limit are sized never to fill (if they do, as abort).
+     */
+    ADAPTIVE("adaptive");
 
     private final String flag;
 
@@ -26,6 +31,6 @@ public enum RejectionMode {
                 return mode;
             }
         }
-        throw new IllegalArgumentException("expected one of abort, caller-runs, discard-oldest but was '" + value + "'");
+        throw new IllegalArgumentException("expected one of abort, caller-runs, discard-oldest, adaptive but was '" + value + "'");
     }
 }

@@ -25,6 +25,7 @@ import java.util.Objects;
  * @param maxConnections     connections beyond this are closed at accept
  * @param writeHighWaterMark outbound bytes queued on a connection above which it stops reading from it
  * @param rangeBatchBytes    bytes of range records gathered per write while streaming
+ * @param limitAlgorithm     what learns the concurrency limit of {@code --rejection adaptive} (unused otherwise)
  */
 public record ServerOptions(
         String host,
@@ -43,7 +44,8 @@ public record ServerOptions(
         Duration idleTimeout,
         int maxConnections,
         int writeHighWaterMark,
-        int rangeBatchBytes) {
+        int rangeBatchBytes,
+        LimitAlgorithm limitAlgorithm) {
 
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
     public static final int MIN_QUEUE_SIZE = 16;
@@ -56,6 +58,7 @@ public record ServerOptions(
         Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
         Objects.requireNonNull(readTimeout, "readTimeout");
         Objects.requireNonNull(idleTimeout, "idleTimeout");
+        Objects.requireNonNull(limitAlgorithm, "limitAlgorithm");
         check(port >= 0 && port <= 65535, "port", port, "0..65535");
         check(ioThreads > 0, "io-threads", ioThreads, "> 0");
         check(workers >= 0, "workers", workers, ">= 0");
@@ -70,6 +73,8 @@ public record ServerOptions(
         check(maxConnections > 0, "max-connections", maxConnections, "> 0");
         check(writeHighWaterMark >= 1024, "write-high-water-mark", writeHighWaterMark, ">= 1024");
         check(rangeBatchBytes > 0, "range-batch-bytes", rangeBatchBytes, "> 0");
+        check(rejection != RejectionMode.ADAPTIVE || workers > 0, "rejection", rejection.flag(),
+                "not adaptive with --workers 0: there are no workers to limit");
     }
 
     private static void check(boolean ok, String name, Object value, String expected) {
@@ -103,6 +108,7 @@ public record ServerOptions(
         b.maxConnections = maxConnections;
         b.writeHighWaterMark = writeHighWaterMark;
         b.rangeBatchBytes = rangeBatchBytes;
+        b.limitAlgorithm = limitAlgorithm;
         return b;
     }
 
@@ -135,6 +141,7 @@ public record ServerOptions(
         private int maxConnections = 10_000;
         private int writeHighWaterMark = 1 << 20;
         private int rangeBatchBytes = 64 * 1024;
+        private LimitAlgorithm limitAlgorithm = LimitAlgorithm.VEGAS;
 
         private Builder(int cores) {
             ioThreads = cores;
@@ -158,11 +165,12 @@ public record ServerOptions(
         public Builder maxConnections(int v) { maxConnections = v; return this; }
         public Builder writeHighWaterMark(int v) { writeHighWaterMark = v; return this; }
         public Builder rangeBatchBytes(int v) { rangeBatchBytes = v; return this; }
+        public Builder limitAlgorithm(LimitAlgorithm v) { limitAlgorithm = v; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
-                    maxConnections, writeHighWaterMark, rangeBatchBytes);
+                    maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm);
         }
     }
 }

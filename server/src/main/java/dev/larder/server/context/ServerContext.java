@@ -3,6 +3,7 @@ package dev.larder.server.context;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.server.offload.Offload;
+import dev.larder.server.offload.RateLimitedLog;
 import dev.larder.storage.Store;
 import org.slf4j.LoggerFactory;
 

@@ -346,6 +346,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter implements Ex
         }
         server.observer.requestCompleted(currentMethod, currentRoute, status, now - currentStart);
         state.responseCompleted(now);
+        lane.finished(status);
         serving = false;
         state.busy = !waiting.isEmpty();
         if (closeAfterResponse) {

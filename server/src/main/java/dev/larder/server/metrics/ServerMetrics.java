@@ -41,6 +41,17 @@ public final class ServerMetrics implements MeterBinder {
                 .description("Connections open on the data port")
                 .strongReference(true)
                 .register(registry);
+        if (server.concurrencyLimit() >= 0) {
+            // Only with --rejection adaptive: a constant -1 series would read as a limit on the dashboard.
+            Gauge.builder("larder.limit.current", server, LarderServer::concurrencyLimit)
+                    .description("The adaptive concurrency limit: requests that may be queued or running at once")
+                    .strongReference(true)
+                    .register(registry);
+            Gauge.builder("larder.limit.inflight", server, LarderServer::limitedInFlight)
+                    .description("Requests admitted under the adaptive limit and not yet answered")
+                    .strongReference(true)
+                    .register(registry);
+        }
         new NettyEventExecutorMetrics(server.eventLoops()).bindTo(registry);
     }
 

@@ -1,6 +1,7 @@
 package dev.larder.server.offload;
 
 import dev.larder.server.config.RejectReason;
+import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
 import io.netty.util.concurrent.EventExecutor;
@@ -18,6 +19,16 @@ public interface Offload extends AutoCloseable {
 
     /** Pending requests per worker (empty in synchronous mode). */
     int[] pendingPerWorker();
+
+    /** The adaptive concurrency limit now, or -1 when there is none ({@code --rejection} other than adaptive). */
+    default int concurrencyLimit() {
+        return -1;
+    }
+
+    /** Requests holding a permit of the adaptive limit now, or -1 when there is none. */
+    default int limitedInFlight() {
+        return -1;
+    }
 
     /**
      * Waits up to {@code timeout} for queued and running work to finish, then answers whatever is still queued with
@@ -40,10 +51,21 @@ public interface Offload extends AutoCloseable {
          * when the queue is full it runs on the calling thread instead.
          */
         void resume(Runnable step);
+
+        /**
+         * The connection handed the response to the last request submitted here (or to one refused before it was
+         * submitted) to the client, with this status; on the connection's event loop.
+         */
+        default void finished(int status) { }
     }
 
     static Offload create(ServerOptions options, ServerObserver observer) {
-        return options.synchronous() ? new InlineOffload() : new WorkerPool(options, observer);
+        if (options.synchronous()) {
+            return new InlineOffload();
+        }
+        WorkerPool pool = new WorkerPool(options, observer);
+        return options.rejection() == RejectionMode.ADAPTIVE
+                ? new AdaptiveOffload(pool, AdaptiveLimiter.forOptions(options), observer) : pool;
     }
 
     /**

@@ -27,7 +27,7 @@ final class RejectionPolicy implements RejectedExecutionHandler {
             throw new RejectedExecutionException("worker queue is full");
         }
         switch (mode) {
-            case ABORT -> {
+            case ABORT, ADAPTIVE -> {
                 observer.rejected(mode, RejectReason.QUEUE_FULL);
                 request.reject(RejectReason.QUEUE_FULL);
             }

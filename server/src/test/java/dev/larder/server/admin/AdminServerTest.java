@@ -10,6 +10,7 @@ import dev.larder.server.LeakDetection;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.server.config.TransportKind;
 import dev.larder.server.http.Transport;
+import dev.larder.server.config.RejectionMode;
 import dev.larder.server.metrics.LarderMeters;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.Store;
@@ -55,11 +56,15 @@ class AdminServerTest {
     private final AtomicBoolean healthy = new AtomicBoolean(true);
 
     private void start(int workers, int queueSize) {
+        start(workers, queueSize, RejectionMode.ABORT);
+    }
+
+    private void start(int workers, int queueSize, RejectionMode rejection) {
         store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("data")));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         meters = new LarderMeters(registry);
         ServerOptions options = ServerOptions.builder(2).port(0).ioThreads(1).workers(workers).queueSize(queueSize)
-                .shutdownTimeout(Duration.ofSeconds(2)).build();
+                .rejection(rejection).shutdownTimeout(Duration.ofSeconds(2)).build();
         server = LarderServer.start(options, new GatedStore(store), meters.observer());
         meters.bindServer(server);
         meters.bindStore(store.stats());
@@ -125,6 +130,7 @@ class AdminServerTest {
                 "jvm_classes_loaded_classes ", "process_cpu_usage ", "process_uptime_seconds "}) {
             assertTrue(body.contains(series), "missing " + series);
         }
+        assertFalse(body.contains("larder_limit_current"), "no adaptive limit, no limit gauge");
 
         HttpResponse<String> open = Http.get(adminUrl("/metrics"),
                 "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1");
@@ -208,6 +214,46 @@ class AdminServerTest {
         assertEquals(sent - 17.0, value(body, "http_server_requests_seconds_count{method=\"GET\","
                 + "outcome=\"SERVER_ERROR\",status=\"503\",uri=\"/v0/entity\"}"));
 
+        storageGate.countDown();
+        for (CompletableFuture<HttpResponse<String>> response : responses) {
+            int status = response.get(30, TimeUnit.SECONDS).statusCode();
+            assertTrue(status == 404 || status == 503, "status " + status);
+        }
+    }
+
+    /**
+     * With one worker the adaptive limit starts at 8; with the worker held, 8 are admitted (1 running, 7 queued) and
+     * the rest refused at once: the gauges and the rejection counter show exactly that.
+     */
+    @Test
+    void adaptiveLimitGaugesShowTheLimitAndWhatItAdmitted() throws Exception {
+        start(1, 16, RejectionMode.ADAPTIVE);
+        assertEquals(8, server.concurrencyLimit());
+        gateGets.set(true);
+        int sent = 20;
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+        for (int i = 0; i < sent; i++) {
+            responses.add(Http.client().sendAsync(HttpRequest.newBuilder(URI.create(dataUrl("/v0/entity?id=k" + i)))
+                    .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString()));
+            if (i == 0) {
+                assertTrue(gateEntered.tryAcquire(10, TimeUnit.SECONDS), "first request never reached storage");
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int rejected = 0;
+        while (System.nanoTime() < deadline) {
+            rejected = (int) responses.stream().filter(f -> f.isDone() && f.join().statusCode() == 503).count();
+            if (rejected == sent - 8) {
+                break;
+            }
+            Thread.sleep(10);
+        }
+        assertEquals(sent - 8, rejected);
+        String body = Http.get(adminUrl("/metrics")).body();
+        assertEquals(8.0, value(body, "larder_limit_current"));
+        assertEquals(8.0, value(body, "larder_limit_inflight"));
+        assertEquals(7.0, value(body, "larder_queue_pending"));
+        assertEquals(sent - 8.0, value(body, "larder_rejections_total{mode=\"adaptive\",reason=\"over_limit\"}"));
         storageGate.countDown();
         for (CompletableFuture<HttpResponse<String>> response : responses) {
             int status = response.get(30, TimeUnit.SECONDS).statusCode();

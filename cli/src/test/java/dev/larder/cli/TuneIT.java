@@ -1,0 +1,65 @@
+package dev.larder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code larder tune} from the fat jar on a tiny budget: it starts real servers, measures the default and at least
+ * one candidate with the bench engine, ranks them, and writes the table, the winning flags, the JSON and the report.
+ */
+class TuneIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aTinyBudgetSearchRanksCandidatesAndWritesTheReportAndJson() throws Exception {
+        Path json = dir.resolve("tune.json");
+        Path report = dir.resolve("report");
+        LarderProcess tune = LarderProcess.run("tune", "--budget", "75s", "-w", "put", "--slo", "p99<=500ms",
+                "--dimensions", "rejection", "--repeats", "1", "-c", "8", "--keys", "1000", "--server-cpus", "none",
+                "--server-args", "--warmup-requests 0", "--data-dir", dir.resolve("data").toString(),
+                "--json", json.toString(), "--report", report.toString());
+        assertEquals(0, tune.awaitExit(Duration.ofSeconds(240)), tune.output());
+        String out = tune.output();
+        assertTrue(out.contains("budget left"), "progress bar: " + out);
+        assertTrue(out.matches("(?s).*rank\\s+round\\s+breakdown/s.*"), out);
+        assertTrue(out.contains("best: "), out);
+        assertTrue(out.contains("  flags: larder serve "), out);
+        assertTrue(out.contains("  env:   "), out);
+
+        String summary = Files.readString(json);
+        int measured = intField(summary, "servers_measured");
+        int grid = intField(summary, "full_grid_size");
+        assertEquals(4, grid, summary);
+        assertTrue(measured >= 2, "the default and at least one candidate: " + summary);
+        assertTrue(summary.contains("\"default\": {"), summary);
+        assertTrue(summary.contains("\"flags\": \"--rejection adaptive\""), "the first candidate screened: "
+                + summary);
+        Matcher rates = Pattern.compile("\"breakdown_rate\": ([0-9.]+)").matcher(summary);
+        assertTrue(rates.find() && Double.parseDouble(rates.group(1)) > 0, "a breakdown rate was found: " + summary);
+
+        String html = Files.readString(report.resolve("index.html"));
+        assertTrue(html.contains("Breakdown curves"), html);
+        assertTrue(html.contains("<polyline"), "curves drawn: " + html);
+        assertTrue(Files.exists(report.resolve("charts/curves.svg")));
+        assertTrue(Files.size(report.resolve("bench.log")) > 0);
+        try (var left = Files.list(dir.resolve("data"))) {
+            assertEquals(0, left.count(), "every server's data directory was deleted");
+        }
+    }
+
+    private static int intField(String json, String name) {
+        Matcher m = Pattern.compile("\"" + name + "\": ([0-9]+)").matcher(json);
+        assertTrue(m.find(), name + " in " + json);
+        return Integer.parseInt(m.group(1));
+    }
+}
