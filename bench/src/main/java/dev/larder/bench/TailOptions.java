@@ -109,26 +109,19 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
      */
     public static Map<TailPhase, Long> parseRates(String text) {
         Map<TailPhase, Long> out = new EnumMap<>(TailPhase.class);
-        for (String part : text.split(",")) {
-            String p = part.trim();
-            if (p.isEmpty()) {
-                continue;
-            }
-            int eq = p.indexOf('=');
-            if (eq < 0) {
-                throw new IllegalArgumentException("rates: '" + p + "' (expected kind=req/s, e.g. put=60000,get=40000)");
-            }
-            TailPhase kind = TailPhase.parseList(p.substring(0, eq)).get(0);
+        String expected = "expected kind=req/s, e.g. put=60000,get=40000";
+        NamedValues.parse(text, "rates", expected, (part, name, value) -> {
+            TailPhase kind = TailPhase.parseList(name).get(0);
             long rate;
             try {
-                rate = Long.parseLong(p.substring(eq + 1).trim());
+                rate = Long.parseLong(value);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("rates: '" + p + "' (expected kind=req/s, e.g. put=60000,get=40000)");
+                throw new IllegalArgumentException("rates: '" + part + "' (" + expected + ")");
             }
             if (rate < 1 || out.put(kind, rate) != null) {
-                throw new IllegalArgumentException("rates: '" + p + "' (expected each kind once, with a rate >= 1)");
+                throw new IllegalArgumentException("rates: '" + part + "' (expected each kind once, with a rate >= 1)");
             }
-        }
+        });
         if (out.isEmpty()) {
             throw new IllegalArgumentException("rates: '" + text + "' (expected e.g. put=60000,get=40000)");
         }

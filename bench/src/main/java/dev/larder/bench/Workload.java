@@ -62,24 +62,16 @@ public record Workload(List<Weighted> mix, long keys, KeyDistribution distributi
     /** Parses {@code get=90,put=10} (weights are relative, they need not add up to 100). */
     public static List<Weighted> parseMix(String text) {
         List<Weighted> mix = new ArrayList<>();
-        for (String part : text.split(",")) {
-            String p = part.trim();
-            if (p.isEmpty()) {
-                continue;
-            }
-            int eq = p.indexOf('=');
-            if (eq < 0) {
-                throw new IllegalArgumentException("mix: '" + p + "' (expected: op=weight, e.g. get=90,put=10)");
-            }
-            Operation op = Operation.fromFlag(p.substring(0, eq));
+        NamedValues.parse(text, "mix", "expected: op=weight, e.g. get=90,put=10", (part, name, value) -> {
+            Operation op = Operation.fromFlag(name);
             int weight;
             try {
-                weight = Integer.parseInt(p.substring(eq + 1).trim());
+                weight = Integer.parseInt(value);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("mix: '" + p + "' (expected: an integer weight)");
+                throw new IllegalArgumentException("mix: '" + part + "' (expected: an integer weight)");
             }
             mix.add(new Weighted(op, weight));
-        }
+        });
         return Collections.unmodifiableList(mix);
     }
 
