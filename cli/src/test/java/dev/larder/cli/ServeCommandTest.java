@@ -86,6 +86,21 @@ class ServeCommandTest {
     }
 
     @Test
+    void theBlockCacheIsAShareOfTheMemoryLimitUnlessASizeIsGiven() {
+        CommandLine.ParseResult defaults = Larder.commandLine().parseArgs("serve");
+        ServeCommand serve = (ServeCommand) defaults.subcommand().commandSpec().userObject();
+        assertEquals(MemoryShareConverter.memoryLimit() / 4, serve.storeOptions().blockCacheBytes());
+        CommandLine.ParseResult sized = Larder.commandLine().parseArgs("serve", "--block-cache", "96MiB",
+                "--row-cache", "1%");
+        ServeCommand fixed = (ServeCommand) sized.subcommand().commandSpec().userObject();
+        assertEquals(96L << 20, fixed.storeOptions().blockCacheBytes());
+        assertEquals(MemoryShareConverter.memoryLimit() / 100, fixed.storeOptions().rowCacheBytes());
+        Run tooMuch = execute("serve", "--block-cache", "150%");
+        assertEquals(2, tooMuch.status());
+        assertTrue(tooMuch.err().contains("--block-cache") && tooMuch.err().contains("0% to 100%"), tooMuch.err());
+    }
+
+    @Test
     void badValuesExitTwoNamingTheFlag() {
         Run notANumber = execute("serve", "--workers", "lots");
         assertEquals(2, notANumber.status());
