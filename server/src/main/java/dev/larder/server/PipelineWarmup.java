@@ -11,8 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Sends every kind of request the data listener answers (PUT, GET hit and miss, range, DELETE, status, and the 400,
@@ -21,12 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * compiler threads took 20-37% of the server's core for 2-3 s right after each workload switch, on the core the
  * event loop needed (docs/performance.md).
  *
- * <p>Requests are pipelined in rounds on {@value #CONNECTIONS} keep-alive connections at once and every answer's
- * status is checked, so a warm-up also proves that each path answers as it should. One connection is not enough:
- * a worker batches only requests of different connections that meet in its queue (GETs into one MultiGet, writes
- * into one WriteBatch), so with one connection those paths were first compiled under the first workload, for its
- * kind alone, and recompiled at the first switch (`Worker::execute` and `EntityCall::executeTogether` made not
- * entrant while a C2 thread took a fifth of the core for seconds; docs/performance.md).
+ * <p>Requests are pipelined in rounds on one keep-alive connection and every answer's status is checked, so a
+ * warm-up also proves that each path answers as it should.
  */
 public final class PipelineWarmup {
 
@@ -34,7 +28,6 @@ public final class PipelineWarmup {
     private record Step(String request, int status) {
     }
 
-    private static final int CONNECTIONS = 8;
     private static final int ROUNDS_PER_WRITE = 16;
     private static final String VALUE = "v".repeat(64);
 
@@ -45,47 +38,13 @@ public final class PipelineWarmup {
     }
 
     /**
-     * Sends at least {@code requests} requests, spread over the connections, and reads every answer.
+     * Sends at least {@code requests} requests and reads every answer.
      *
      * @return the number of requests sent
-     * @throws IOException           when a connection fails
+     * @throws IOException           when the connection fails
      * @throws IllegalStateException when an answer has an unexpected status
      */
     public long run(long requests) throws IOException {
-        long each = (requests + CONNECTIONS - 1) / CONNECTIONS;
-        AtomicLong sent = new AtomicLong();
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        List<Thread> clients = new ArrayList<>(CONNECTIONS);
-        for (int c = 0; c < CONNECTIONS; c++) {
-            int connection = c;
-            Thread client = new Thread(() -> {
-                try {
-                    sent.addAndGet(runConnection(connection, each));
-                } catch (IOException | RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "larder-warmup-client-" + c);
-            client.start();
-            clients.add(client);
-        }
-        try {
-            for (Thread client : clients) {
-                client.join();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("warm-up interrupted", e);
-        }
-        Exception first = failure.get();
-        if (first instanceof IOException io) {
-            throw io;
-        } else if (first != null) {
-            throw (RuntimeException) first;
-        }
-        return sent.get();
-    }
-
-    private long runConnection(int connection, long requests) throws IOException {
         long sent = 0;
         try (Socket socket = new Socket()) {
             socket.setTcpNoDelay(true);
@@ -98,7 +57,7 @@ public final class PipelineWarmup {
             while (sent < requests) {
                 batch.clear();
                 for (int i = 0; i < ROUNDS_PER_WRITE; i++, round++) {
-                    batch.addAll(steps(connection, round));
+                    batch.addAll(steps(round));
                 }
                 for (Step step : batch) {
                     out.write(step.request().getBytes(StandardCharsets.US_ASCII));
@@ -117,9 +76,9 @@ public final class PipelineWarmup {
         return sent;
     }
 
-    private static List<Step> steps(int connection, int round) {
+    private static List<Step> steps(int round) {
         // A key no client would pick (percent-encoded NUL first), written and deleted within the round.
-        String id = "%00larder-warmup-" + connection + "-" + (round & 1023);
+        String id = "%00larder-warmup-" + (round & 1023);
         return List.of(
                 new Step("PUT /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\ncontent-length: " + VALUE.length()
                         + "\r\n\r\n" + VALUE, 201),
