@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class TailBench {
 
+    /** Long enough for the compactions a phase run leaves (seconds at nice 19 on an idle core), short if stuck. */
+    private static final java.time.Duration NGINX_QUIET_LIMIT = java.time.Duration.ofSeconds(60);
+
     private final BenchOptions options;
     private final TailOptions tail;
     private final PrintStream out;
@@ -81,6 +84,12 @@ public final class TailBench {
                 RequestEncoder nginxEncoder = new RequestEncoder(tail.nginx(), options.headers(),
                         options.workload().valueSize().max(), options.seed());
                 AtomicLong nginxCursor = new AtomicLong(putCursor.get());
+                if (server.adminUrl() != null) {
+                    AdminClient admin = new AdminClient(server.adminUrl());
+                    new BackgroundWork(admin::metrics).awaitQuiet(NGINX_QUIET_LIMIT).ifPresent(waited ->
+                            out.printf(Locale.ROOT, "  nginx: waited %.1f s for the server's compactions "
+                                    + "to finish first (they share the core)%n", waited.toMillis() / 1000.0));
+                }
                 out.println("  nginx " + tail.nginx() + ": the same phases at the same rates ...");
                 nginx = session.run(tail.nginx(), "nginx", nginxEncoder, nginxCursor, steps);
                 if (tail.sustainable()) {
