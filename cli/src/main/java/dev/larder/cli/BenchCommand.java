@@ -13,11 +13,8 @@ import dev.larder.bench.TailPhase;
 import dev.larder.bench.Target;
 import dev.larder.bench.ValueSize;
 import dev.larder.bench.Workload;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -378,8 +375,8 @@ public final class BenchCommand implements Callable<Integer> {
                 throw CommandSupport.invalid(spec, e);
             }
             // picocli's writers (tests replace them), as the streams the bench module prints to.
-            PrintStream out = printStream(spec.commandLine().getOut());
-            PrintStream err = printStream(spec.commandLine().getErr());
+            PrintStream out = CommandSupport.printStream(spec.commandLine().getOut());
+            PrintStream err = CommandSupport.printStream(spec.commandLine().getErr());
             try {
                 runner.run(options, out, err);
                 return 0;
@@ -390,25 +387,6 @@ public final class BenchCommand implements Callable<Integer> {
                 out.flush();
                 err.flush();
             }
-        }
-
-        private static PrintStream printStream(PrintWriter w) {
-            return new PrintStream(new OutputStream() {
-                @Override
-                public void write(int b) {
-                    w.write(b);
-                }
-
-                @Override
-                public void write(byte[] b, int off, int len) {
-                    w.write(new String(b, off, len, StandardCharsets.UTF_8));
-                }
-
-                @Override
-                public void flush() {
-                    w.flush();
-                }
-            }, true, StandardCharsets.UTF_8);
         }
 
         BenchOptions options(CommandSpec spec, double rate, Duration warmup, Duration duration) {

@@ -1,10 +1,14 @@
 package dev.larder.cli;
 
 import io.netty.util.ResourceLeakDetector;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
-/** What {@code serve} and the {@code bench} commands do the same way before they run. */
+/** What {@code serve} and the {@code bench} and {@code tune} commands do the same way. */
 final class CommandSupport {
 
     private CommandSupport() {
@@ -28,5 +32,25 @@ final class CommandSupport {
                 && System.getProperty("io.netty.leakDetectionLevel") == null) {
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
+    }
+
+    /** A UTF-8 print stream onto picocli's writer, for code that prints to a {@link PrintStream}. */
+    static PrintStream printStream(PrintWriter w) {
+        return new PrintStream(new OutputStream() {
+            @Override
+            public void write(int b) {
+                w.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                w.write(new String(b, off, len, StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public void flush() {
+                w.flush();
+            }
+        }, true, StandardCharsets.UTF_8);
     }
 }

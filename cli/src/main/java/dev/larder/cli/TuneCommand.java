@@ -8,10 +8,7 @@ import dev.larder.bench.Tune;
 import dev.larder.bench.TuneOptions;
 import dev.larder.bench.ValueSize;
 import dev.larder.bench.Workload;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -92,8 +89,8 @@ final class TuneCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         TuneOptions options = options();
-        PrintStream out = printStream(spec.commandLine().getOut());
-        PrintStream err = printStream(spec.commandLine().getErr());
+        PrintStream out = CommandSupport.printStream(spec.commandLine().getOut());
+        PrintStream err = CommandSupport.printStream(spec.commandLine().getErr());
         try {
             Tune.run(options, out, err);
             return 0;
@@ -151,24 +148,5 @@ final class TuneCommand implements Callable<Integer> {
     private static List<String> serverCommand() {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         return List.of(java, "-cp", System.getProperty("java.class.path"), Larder.class.getName());
-    }
-
-    private static PrintStream printStream(PrintWriter w) {
-        return new PrintStream(new OutputStream() {
-            @Override
-            public void write(int b) {
-                w.write(b);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) {
-                w.write(new String(b, off, len, StandardCharsets.UTF_8));
-            }
-
-            @Override
-            public void flush() {
-                w.flush();
-            }
-        }, true, StandardCharsets.UTF_8);
     }
 }
