@@ -11,6 +11,7 @@ import dev.larder.server.offload.Offload;
 import dev.larder.server.security.ListenerSecurity;
 import dev.larder.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
@@ -68,6 +69,7 @@ public final class LarderServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, readBuffers())
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(options.writeHighWaterMark() / 2, options.writeHighWaterMark()))
                 .childHandler(new io.netty.channel.ChannelInitializer<Channel>() {
@@ -86,6 +88,16 @@ public final class LarderServer implements AutoCloseable {
                     + (cause == null ? "unknown" : cause.getMessage()), cause);
         }
         this.serverChannel = bound.channel();
+    }
+
+    /**
+     * Netty's default read buffer shrinks to 64 bytes after a run of small requests (GETs), so the first PUT after
+     * them arrives in two or three reads: extra reads, and the decoder's paths for a partial request, which C2 had
+     * compiled away during the GETs and deoptimises in the middle of the switch (docs/performance.md, session 8).
+     * A 2 KiB floor holds any request of the benchmarks' shape in one read; larger bodies still grow it to 64 KiB.
+     */
+    private static AdaptiveRecvByteBufAllocator readBuffers() {
+        return new AdaptiveRecvByteBufAllocator(2048, 2048, 64 * 1024);
     }
 
     /**

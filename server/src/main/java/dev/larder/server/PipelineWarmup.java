@@ -9,8 +9,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Sends every kind of request the data listener answers (PUT, GET hit and miss, range, DELETE, status, and the 400,
@@ -20,7 +22,11 @@ import java.util.Locale;
  * event loop needed (docs/performance.md).
  *
  * <p>Requests are pipelined in rounds on one keep-alive connection and every answer's status is checked, so a
- * warm-up also proves that each path answers as it should.
+ * warm-up also proves that each path answers as it should. Between rounds, a few connections with one request in
+ * flight each send a mix of PUTs and GETs, some written in fragments: that is how real clients arrive (one request
+ * per read, kinds mixed in a worker's batch, a request now and then split across reads), and a path the profile
+ * never saw is one C2 compiles away and later deoptimises, in the middle of a benchmark's workload switch
+ * (docs/performance.md, session 8).
  */
 public final class PipelineWarmup {
 
@@ -28,7 +34,38 @@ public final class PipelineWarmup {
     private record Step(String request, int status) {
     }
 
+    /** A connection with its buffered streams (a response is read byte by byte). */
+    private record Connection(Socket socket, OutputStream out, InputStream in) implements AutoCloseable {
+
+        static Connection open(InetSocketAddress address) throws IOException {
+            Socket socket = new Socket();
+            try {
+                socket.setTcpNoDelay(true);
+                socket.setSoTimeout(30_000);
+                socket.connect(address, 10_000);
+                return new Connection(socket, new BufferedOutputStream(socket.getOutputStream(), 64 * 1024),
+                        new BufferedInputStream(socket.getInputStream(), 64 * 1024));
+            } catch (IOException e) {
+                socket.close();
+                throw e;
+            }
+        }
+
+        void send(byte[] bytes) throws IOException {
+            out.write(bytes);
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
     private static final int ROUNDS_PER_WRITE = 16;
+    private static final int SHAPED_CONNECTIONS = 8;
+    /** Long enough for the server to read one fragment before the next arrives. */
+    private static final long FRAGMENT_PAUSE_NANOS = 200_000;
     private static final String VALUE = "v".repeat(64);
 
     private final InetSocketAddress address;
@@ -46,34 +83,100 @@ public final class PipelineWarmup {
      */
     public long run(long requests) throws IOException {
         long sent = 0;
-        try (Socket socket = new Socket()) {
-            socket.setTcpNoDelay(true);
-            socket.setSoTimeout(30_000);
-            socket.connect(address, 10_000);
-            OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
-            InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+        List<Connection> shaped = new ArrayList<>();
+        try (Connection pipelined = Connection.open(address)) {
+            for (int i = 0; i < SHAPED_CONNECTIONS; i++) {
+                shaped.add(Connection.open(address));
+            }
             List<Step> batch = new ArrayList<>();
             int round = 0;
+            int shapedRound = 0;
             while (sent < requests) {
                 batch.clear();
                 for (int i = 0; i < ROUNDS_PER_WRITE; i++, round++) {
                     batch.addAll(steps(round));
                 }
                 for (Step step : batch) {
-                    out.write(step.request().getBytes(StandardCharsets.US_ASCII));
+                    pipelined.out().write(step.request().getBytes(StandardCharsets.US_ASCII));
                 }
-                out.flush();
+                pipelined.out().flush();
                 for (Step step : batch) {
-                    int status = readResponse(in);
-                    if (status != step.status()) {
-                        throw new IllegalStateException("warm-up: " + step.request().lines().findFirst()
-                                .orElse("") + " answered " + status + ", expected " + step.status());
-                    }
+                    expect(step, readResponse(pipelined.in()));
                     sent++;
                 }
+                sent += shapedRound(shaped, shapedRound++);
+            }
+            for (int i = 0; i < shaped.size(); i++) {
+                Step delete = new Step("DELETE /v0/entity?id=" + shapedId(i) + " HTTP/1.1\r\nhost: warmup\r\n\r\n",
+                        202);
+                shaped.get(i).send(delete.request().getBytes(StandardCharsets.US_ASCII));
+                expect(delete, readResponse(shaped.get(i).in()));
+                sent++;
+            }
+        } finally {
+            for (Connection c : shaped) {
+                c.close();
             }
         }
         return sent;
+    }
+
+    /**
+     * One request on each shaped connection, all in flight together: PUTs in the first round (so the GETs after it
+     * find their key), then PUTs and GETs by turns, every other one written in three fragments (inside the request
+     * line, inside the headers, inside the body) with a pause between them.
+     */
+    private static int shapedRound(List<Connection> connections, int round) throws IOException {
+        List<Step> steps = new ArrayList<>();
+        List<byte[][]> fragments = new ArrayList<>();
+        for (int i = 0; i < connections.size(); i++) {
+            String id = shapedId(i);
+            boolean put = round == 0 || ((round + i) & 1) == 0;
+            Step step = put
+                    ? new Step("PUT /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\ncontent-length: "
+                            + VALUE.length() + "\r\n\r\n" + VALUE, 201)
+                    : new Step(get("/v0/entity?id=" + id), 200);
+            steps.add(step);
+            byte[] bytes = step.request().getBytes(StandardCharsets.US_ASCII);
+            fragments.add(((round + i / 2) & 1) == 0 ? new byte[][] {bytes} : split(bytes));
+        }
+        for (int part = 0; part < 3; part++) {
+            boolean wrote = false;
+            for (int i = 0; i < connections.size(); i++) {
+                if (part < fragments.get(i).length) {
+                    connections.get(i).send(fragments.get(i)[part]);
+                    wrote = true;
+                }
+            }
+            if (wrote && part < 2) {
+                LockSupport.parkNanos(FRAGMENT_PAUSE_NANOS);
+            }
+        }
+        for (int i = 0; i < connections.size(); i++) {
+            expect(steps.get(i), readResponse(connections.get(i).in()));
+        }
+        return connections.size();
+    }
+
+    /** Three pieces: cut inside the request line and two thirds of the way through the rest. */
+    private static byte[][] split(byte[] request) {
+        int first = 10;
+        int second = first + (request.length - first) * 2 / 3;
+        return new byte[][] {
+                Arrays.copyOfRange(request, 0, first),
+                Arrays.copyOfRange(request, first, second),
+                Arrays.copyOfRange(request, second, request.length)};
+    }
+
+    private static String shapedId(int connection) {
+        return "%00larder-warmup-shaped-" + connection;
+    }
+
+    private static void expect(Step step, int status) {
+        if (status != step.status()) {
+            throw new IllegalStateException("warm-up: " + step.request().lines().findFirst().orElse("")
+                    + " answered " + status + ", expected " + step.status());
+        }
     }
 
     private static List<Step> steps(int round) {
