@@ -30,6 +30,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class PipelineWarmup {
 
+    private static final int ROUNDS_PER_WRITE = 16;
+    private static final int SHAPED_CONNECTIONS = 8;
+    /** Long enough for the server to read one fragment before the next arrives. */
+    private static final long FRAGMENT_PAUSE_NANOS = 200_000;
+    private static final String VALUE = "v".repeat(64);
+
     /** One request of a round and the status it must get. */
     private record Step(String request, int status) {
     }
@@ -61,12 +67,6 @@ public final class PipelineWarmup {
             socket.close();
         }
     }
-
-    private static final int ROUNDS_PER_WRITE = 16;
-    private static final int SHAPED_CONNECTIONS = 8;
-    /** Long enough for the server to read one fragment before the next arrives. */
-    private static final long FRAGMENT_PAUSE_NANOS = 200_000;
-    private static final String VALUE = "v".repeat(64);
 
     private final InetSocketAddress address;
 
