@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TailBench {
 
     /** Long enough for the compactions a phase run leaves (seconds at nice 19 on an idle core), short if stuck. */
-    private static final java.time.Duration NGINX_QUIET_LIMIT = java.time.Duration.ofSeconds(60);
+    private static final java.time.Duration QUIET_LIMIT = java.time.Duration.ofSeconds(60);
 
     private final BenchOptions options;
     private final TailOptions tail;
@@ -75,7 +75,8 @@ public final class TailBench {
             if (tail.sustainable()) {
                 for (TailPhase op : List.of(TailPhase.PUT, TailPhase.GET)) {
                     sustainable.add(SustainableSearch.find(session, tail, server.url(), server.label(), encoder,
-                            putCursor, op, capacity(op, capacities), capacities[0], out));
+                            putCursor, op, capacity(op, capacities), capacities[0], () -> awaitCompactions(server,
+                                    "sustainable trial", out), out));
                 }
             }
             List<RunResult> nginx = null;
@@ -84,12 +85,7 @@ public final class TailBench {
                 RequestEncoder nginxEncoder = new RequestEncoder(tail.nginx(), options.headers(),
                         options.workload().valueSize().max(), options.seed());
                 AtomicLong nginxCursor = new AtomicLong(putCursor.get());
-                if (server.adminUrl() != null) {
-                    AdminClient admin = new AdminClient(server.adminUrl());
-                    new BackgroundWork(admin::metrics).awaitQuiet(NGINX_QUIET_LIMIT).ifPresent(waited ->
-                            out.printf(Locale.ROOT, "  nginx: waited %.1f s for the server's compactions "
-                                    + "to finish first (they share the core)%n", waited.toMillis() / 1000.0));
-                }
+                awaitCompactions(server, "nginx", out);
                 out.println("  nginx " + tail.nginx() + ": the same phases at the same rates ...");
                 nginx = session.run(tail.nginx(), "nginx", nginxEncoder, nginxCursor, steps);
                 if (tail.sustainable()) {
@@ -110,6 +106,20 @@ public final class TailBench {
             return new TailResult(options, tail, started, Bench.machine(), server.label(), server.url(),
                     server.settings(), prefill, warmup, putCapacity, getCapacity, phases, sustainable, nginxCapacity);
         }
+    }
+
+    /**
+     * Waits (up to a minute) until the server has no compaction running or pending, when it exposes those metrics,
+     * and says how long it waited.
+     */
+    private static void awaitCompactions(ServerHandle server, String before, PrintStream out) {
+        if (server.adminUrl() == null) {
+            return;
+        }
+        AdminClient admin = new AdminClient(server.adminUrl());
+        new BackgroundWork(admin::metrics).awaitQuiet(QUIET_LIMIT).ifPresent(waited ->
+                out.printf(Locale.ROOT, "  %s: waited %.1f s for the server's compactions to finish first%n", before,
+                        waited.toMillis() / 1000.0));
     }
 
     private RunResult capacity(URI url, String label, RequestEncoder encoder, TailPhase op) {
