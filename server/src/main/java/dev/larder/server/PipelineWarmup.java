@@ -107,8 +107,7 @@ public final class PipelineWarmup {
                 sent += shapedRound(shaped, shapedRound++);
             }
             for (int i = 0; i < shaped.size(); i++) {
-                Step delete = new Step("DELETE /v0/entity?id=" + shapedId(i) + " HTTP/1.1\r\nhost: warmup\r\n\r\n",
-                        202);
+                Step delete = new Step(delete(shapedId(i)), 202);
                 shaped.get(i).send(delete.request().getBytes(StandardCharsets.US_ASCII));
                 expect(delete, readResponse(shaped.get(i).in()));
                 sent++;
@@ -123,8 +122,8 @@ public final class PipelineWarmup {
 
     /**
      * One request on each shaped connection, all in flight together: PUTs in the first round (so the GETs after it
-     * find their key), then PUTs and GETs by turns, every other one written in three fragments (inside the request
-     * line, inside the headers, inside the body) with a pause between them.
+     * find their key), then PUTs and GETs by turns, every other one written in three fragments (cut inside the request
+     * line, then in a PUT's body or a GET's headers) with a pause between them.
      */
     private static int shapedRound(List<Connection> connections, int round) throws IOException {
         List<Step> steps = new ArrayList<>();
@@ -132,10 +131,7 @@ public final class PipelineWarmup {
         for (int i = 0; i < connections.size(); i++) {
             String id = shapedId(i);
             boolean put = round == 0 || ((round + i) & 1) == 0;
-            Step step = put
-                    ? new Step("PUT /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\ncontent-length: "
-                            + VALUE.length() + "\r\n\r\n" + VALUE, 201)
-                    : new Step(get("/v0/entity?id=" + id), 200);
+            Step step = put ? new Step(put(id), 201) : new Step(get("/v0/entity?id=" + id), 200);
             steps.add(step);
             byte[] bytes = step.request().getBytes(StandardCharsets.US_ASCII);
             fragments.add(((round + i / 2) & 1) == 0 ? new byte[][] {bytes} : split(bytes));
@@ -183,16 +179,24 @@ public final class PipelineWarmup {
         // A key no client would pick (percent-encoded NUL first), written and deleted within the round.
         String id = "%00larder-warmup-" + (round & 1023);
         return List.of(
-                new Step("PUT /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\ncontent-length: " + VALUE.length()
-                        + "\r\n\r\n" + VALUE, 201),
+                new Step(put(id), 201),
                 new Step(get("/v0/entity?id=" + id), 200),
                 new Step(get("/v0/entities?start=" + id + "&end=" + id + "%3A"), 200),
-                new Step("DELETE /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\n\r\n", 202),
+                new Step(delete(id), 202),
                 new Step(get("/v0/entity?id=" + id), 404),
                 new Step(get("/v0/status"), 200),
                 new Step(get("/v0/entity"), 400),
                 new Step("POST /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\ncontent-length: 0\r\n\r\n", 405),
                 new Step(get("/v0/nowhere"), 400));
+    }
+
+    private static String put(String id) {
+        return "PUT /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\ncontent-length: " + VALUE.length()
+                + "\r\n\r\n" + VALUE;
+    }
+
+    private static String delete(String id) {
+        return "DELETE /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\n\r\n";
     }
 
     private static String get(String target) {
