@@ -153,6 +153,13 @@ public final class ServeCommand implements Callable<Integer> {
                     + "default) (default: ${DEFAULT-VALUE}).")
     BackgroundPriority backgroundPriority;
 
+    @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",
+            fallbackValue = "true", arity = "0..1",
+            description = "Right after a flush or a compaction, read the table files it wrote into the block cache "
+                    + "(on RocksDB's background thread), so the reads after a write phase do not all miss the cache "
+                    + "at once; outputs larger than half of --block-cache are skipped (default: ${DEFAULT-VALUE}).")
+    boolean warmNewTables;
+
     @Option(names = "--warmup-requests", defaultValue = "${env:LARDER_WARMUP_REQUESTS:-60000}",
             description = "Before listening, send this many requests of every kind (PUT, GET, range, DELETE, errors) "
                     + "through a throwaway server on loopback over a throwaway store, so the JIT has compiled each "
@@ -370,7 +377,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     StoreOptions storeOptions() {
         return new StoreOptions(dataDir, blockCache, rowCache, sync, true,
-                backgroundPriority == BackgroundPriority.low, writeBuffer);
+                backgroundPriority == BackgroundPriority.low, writeBuffer, warmNewTables);
     }
 
     ServerOptions serverOptions() {

@@ -1,6 +1,7 @@
 package dev.larder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.server.config.RejectionMode;
@@ -45,7 +46,7 @@ class ServeCommandTest {
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--write-buffer", "--sync",
-                "--background-priority", "--warmup-requests",
+                "--background-priority", "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
         }
@@ -98,6 +99,16 @@ class ServeCommandTest {
         Run tooMuch = execute("serve", "--block-cache", "150%");
         assertEquals(2, tooMuch.status());
         assertTrue(tooMuch.err().contains("--block-cache") && tooMuch.err().contains("0% to 100%"), tooMuch.err());
+    }
+
+    @Test
+    void newTablesAreWarmedUnlessTurnedOff() {
+        ServeCommand defaults = (ServeCommand) Larder.commandLine().parseArgs("serve").subcommand().commandSpec()
+                .userObject();
+        assertTrue(defaults.storeOptions().warmNewTables());
+        ServeCommand off = (ServeCommand) Larder.commandLine().parseArgs("serve", "--warm-new-tables", "false")
+                .subcommand().commandSpec().userObject();
+        assertFalse(off.storeOptions().warmNewTables());
     }
 
     @Test

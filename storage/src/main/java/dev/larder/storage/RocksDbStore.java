@@ -21,6 +21,8 @@ import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.SstFileReader;
+import org.rocksdb.SstFileReaderIterator;
 import org.rocksdb.Statistics;
 import org.rocksdb.StatsLevel;
 import org.rocksdb.Status;
@@ -49,6 +51,7 @@ public final class RocksDbStore implements Store, StoreStats {
     private final LRUCache blockCache;
     private final LRUCache rowCache;
     private final BloomFilter bloomFilter;
+    private final NewTableWarmer warmer;
     private final Options options;
     private final WriteOptions writeOptions;
     private final ReadOptions pointReadOptions;
@@ -56,6 +59,8 @@ public final class RocksDbStore implements Store, StoreStats {
     private final RocksDB db;
     private final String walRecoveryWarning;
     private volatile boolean closed;
+    /** Set before {@link #close()} waits for the write stamp, so a cache warm-up in progress stops early. */
+    private volatile boolean closing;
 
     private RocksDbStore(StoreOptions storeOptions) throws RocksDBException {
         statistics = storeOptions.statistics() ? new Statistics() : null;
@@ -109,6 +114,12 @@ public final class RocksDbStore implements Store, StoreStats {
         if (statistics != null) {
             options.setStatistics(statistics);
         }
+        // Half the block cache at most, so warming one compaction's output never evicts most of what is in use.
+        warmer = storeOptions.warmNewTables()
+                ? new NewTableWarmer(storeOptions.blockCacheBytes() / 2) : null;
+        if (warmer != null) {
+            options.setListeners(List.of(warmer));
+        }
         if (storeOptions.yieldingBackground()) {
             // Flushes (HIGH pool) and compactions (LOW pool) run at nice 19. At equal priority the scheduler gives a
             // one-second compaction half of a core the event loop also needs, and a server at 75% load falls
@@ -140,6 +151,54 @@ public final class RocksDbStore implements Store, StoreStats {
             releaseOptions();
             throw e;
         }
+        if (warmer != null) {
+            warmer.start(this::readIntoBlockCache);
+        }
+    }
+
+    /**
+     * Reads every block of the given table files through this store's block cache (an {@link SstFileReader} with
+     * the store's own table options: a cached block is named by the file's identity recorded in its properties, not
+     * by the reader, so the database's lookups find them). Called on a flush or compaction thread; never waits for
+     * the lifecycle lock, because {@link #close()} holds it while RocksDB waits for that very thread.
+     */
+    private boolean readIntoBlockCache(List<String> tableFiles) {
+        if (closing) {
+            return false;
+        }
+        long stamp = lifecycle.tryReadLock();
+        if (stamp == 0) {
+            return false;
+        }
+        try (ReadOptions read = new ReadOptions()) {
+            for (String file : tableFiles) {
+                if (closed || closing) {
+                    return false;
+                }
+                try (SstFileReader reader = new SstFileReader(options)) {
+                    reader.open(file);
+                    try (SstFileReaderIterator blocks = reader.newIterator(read)) {
+                        long keys = 0;
+                        for (blocks.seekToFirst(); blocks.isValid(); blocks.next()) {
+                            if ((++keys & 4095) == 0 && closing) {
+                                return false;
+                            }
+                        }
+                    }
+                } catch (RocksDBException e) {
+                    // A later compaction may have deleted the file already: nothing left to warm.
+                }
+            }
+            return true;
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /** Flushes and compactions whose output was read into the block cache, and those too large for it. */
+    long[] tableWarmups() {
+        return warmer == null ? new long[] {0, 0}
+                : new long[] {warmer.warmedJobs(), warmer.skippedJobs()};
     }
 
     /**
@@ -285,6 +344,18 @@ public final class RocksDbStore implements Store, StoreStats {
         }
     }
 
+    /** Compacts every table file into the bottom level and waits; for tests of what follows a compaction. */
+    void compactAll() {
+        long stamp = enter("compact");
+        try {
+            db.compactRange();
+        } catch (RocksDBException e) {
+            throw wrap("compact", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
     /** Writes the memtables to table files and waits; for tests that need background work to have happened. */
     void flushMemtables() {
         long stamp = enter("flush");
@@ -346,6 +417,7 @@ public final class RocksDbStore implements Store, StoreStats {
      */
     @Override
     public void close() {
+        closing = true;
         long stamp = lifecycle.writeLock();
         try {
             if (closed) {
@@ -384,6 +456,9 @@ public final class RocksDbStore implements Store, StoreStats {
         writeOptions.close();
         options.close();
         bloomFilter.close();
+        if (warmer != null) {
+            warmer.close();
+        }
         blockCache.close();
         if (rowCache != null) {
             rowCache.close();

@@ -20,9 +20,13 @@ import java.util.Objects;
  * @param writeBufferBytes  size of one memtable: once full it is flushed to an SST file and a new write-ahead log
  *                          begins, so it bounds the memtable memory and sets how often flushes (and, four
  *                          flushes later, compactions) happen
+ * @param warmNewTables     read each flush's and compaction's output files into the block cache right after it
+ *                          finishes (on RocksDB's background thread), so the lookups after a write phase do not all
+ *                          miss at once; outputs larger than half the block cache are left alone
  */
 public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
-                           boolean statistics, boolean yieldingBackground, long writeBufferBytes) {
+                           boolean statistics, boolean yieldingBackground, long writeBufferBytes,
+                           boolean warmNewTables) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
     public static final long DEFAULT_ROW_CACHE_BYTES = 64L << 20;
@@ -45,6 +49,13 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
         }
     }
 
+    /** Warming new table files into the block cache, as {@code larder serve} does by default. */
+    public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
+                        boolean statistics, boolean yieldingBackground, long writeBufferBytes) {
+        this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground, writeBufferBytes,
+                true);
+    }
+
     /** With the default write buffer ({@value #DEFAULT_WRITE_BUFFER_BYTES} bytes). */
     public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                         boolean statistics, boolean yieldingBackground) {
@@ -54,7 +65,7 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
 
     /**
      * Defaults for {@code dataDir}: 128 MiB block cache, 64 MiB row cache, WAL without fsync, statistics on,
-     * background work yielding to the foreground, 64 MiB write buffer.
+     * background work yielding to the foreground, 64 MiB write buffer, new table files warmed into the block cache.
      */
     public static StoreOptions defaults(Path dataDir) {
         return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_ROW_CACHE_BYTES, false, true, true);

@@ -78,6 +78,66 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void aCompactionsOutputIsReadIntoTheBlockCacheSoLookupsAfterItHit() throws Exception {
+        assertEquals(0, lookupMisses(true, 4, true), "data-block misses with warming");
+        assertTrue(lookupMisses(false, 4, true) > 0, "without warming the lookups must miss (else the first "
+                + "assertion proves nothing)");
+    }
+
+    @Test
+    void aFlushsOutputIsReadIntoTheBlockCacheSoLookupsAfterItHit() throws Exception {
+        assertEquals(0, lookupMisses(true, 1, false), "data-block misses with warming");
+        assertTrue(lookupMisses(false, 1, false) > 0, "without warming the lookups must miss");
+    }
+
+    /** Writes table files (then compacts them into one), looks every key up: the block cache's data misses. */
+    private long lookupMisses(boolean warm, int files, boolean compact) throws Exception {
+        store.close();
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("warm-" + warm + files + compact), 64 << 20, 0,
+                false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, warm));
+        int keys = 20_000;
+        for (int file = 0; file < files; file++) {
+            for (int i = file; i < keys; i += files) {
+                store.put(b(String.format("key%08d", i)), b("value-" + i + "-".repeat(40)));
+            }
+            store.flushMemtables();
+        }
+        if (compact) {
+            store.compactAll();
+        }
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        // Each flush and compaction is warmed on its own background thread, after it has finished.
+        int jobs = files + (compact ? 1 : 0);
+        while (warm && store.tableWarmups()[0] < jobs && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        long before = store.ticker("BLOCK_CACHE_DATA_MISS").orElseThrow();
+        for (int i = 0; i < keys; i++) {
+            assertArrayEquals(b("value-" + i + "-".repeat(40)), store.get(b(String.format("key%08d", i))));
+        }
+        return store.ticker("BLOCK_CACHE_DATA_MISS").orElseThrow() - before;
+    }
+
+    @Test
+    void newTablesLargerThanHalfTheBlockCacheAreLeftCold() throws Exception {
+        store.close();
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("small-cache"), 64 << 10, 0, false, true, true));
+        for (int file = 0; file < 2; file++) {
+            for (int i = file; i < 4000; i += 2) {
+                store.put(b(String.format("key%08d", i)), b("v".repeat(100)));
+            }
+            store.flushMemtables();
+        }
+        store.compactAll();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (store.tableWarmups()[1] == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, store.tableWarmups()[0]);
+        assertTrue(store.tableWarmups()[1] >= 1);
+    }
+
+    @Test
     void batchAppliesPutsAndDeletesInOrderAndSurvivesReopen() {
         store.put(b("gone"), b("old"));
         store.write(new Batch().put(b("a"), b("1")).put(b("b"), new byte[0]).delete(b("gone"))
