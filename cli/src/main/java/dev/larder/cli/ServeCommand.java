@@ -156,7 +156,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",
             fallbackValue = "true", arity = "0..1",
             description = "Right after a flush or a compaction, read the table files it wrote into the block cache "
-                    + "(on RocksDB's background thread), so the reads after a write phase do not all miss the cache "
+                    + "(on a thread of its own at nice 19), so the reads after a write phase do not all miss the cache "
                     + "at once; outputs larger than half of --block-cache are skipped (default: ${DEFAULT-VALUE}).")
     boolean warmNewTables;
 

@@ -1,6 +1,12 @@
 package dev.larder.storage;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.CompactionJobInfo;
@@ -15,15 +21,18 @@ import org.rocksdb.TableProperties;
  * <p>Why: a cached block is named by its file, so when a compaction replaces the files that held most keys, every
  * lookup of those keys misses the cache until its block is read again. After a write phase that is the whole data
  * set at once, and on a machine that pages out file cache idle for half a minute (this one does, through DAMON) the
- * first GETs after it went to the disk: 11-12k reads/s and a p99 of seconds (docs/performance.md, "Session 9").
- * The newest flushes' files (level 0) go cold the same way when they sit unread. RocksDB can prepopulate the cache
- * with a flush's output but not with a compaction's, and its Java API exposes neither; this does both by reading
- * each new file once, whole.
+ * first GETs after it went to the disk: thousands of reads/s and a p99 of hundreds of ms to seconds
+ * (docs/performance.md, "Session 9"). The newest flushes' files (level 0) go cold the same way when they sit unread.
+ * RocksDB can prepopulate the cache with a flush's output but not with a compaction's, and its Java API exposes
+ * neither; this does both by reading each new file once, whole, right after it was written (its pages are still in
+ * memory: no disk reads).
  *
- * <p>It runs in RocksDB's callback, on the flush or compaction thread itself, so with {@code --background-priority
- * low} it reads at nice 19 (only the CPU the foreground leaves idle), right after the files were written (their
- * pages are still in memory: no disk reads), and it delays that thread's next job by the time it takes. Outputs
- * larger than {@code budgetBytes} (uncompressed) are left alone: warming them would evict blocks that are in use.
+ * <p>The reading happens on a thread of its own, never on RocksDB's: a flush thread busy warming would hold up the
+ * next flush, and writers stall when memtables cannot be flushed. With {@code lowPriority} that thread runs at nice
+ * 19, like the flushes and compactions, so it only uses CPU the foreground leaves idle; when the priority cannot be
+ * lowered nothing is warmed, rather than compete with the event loops. If it falls behind, older files are dropped
+ * (a later compaction has usually replaced them). Outputs larger than {@code budgetBytes} (uncompressed) are left
+ * alone: warming them would evict blocks that are in use.
  */
 final class NewTableWarmer extends AbstractEventListener {
 
@@ -33,25 +42,39 @@ final class NewTableWarmer extends AbstractEventListener {
         boolean fill(List<String> tableFiles);
     }
 
+    private static final String THREAD_NAME = "larder-warmer";
+
     private final long budgetBytes;
+    private final boolean lowPriority;
     private final AtomicLong warmedJobs = new AtomicLong();
     private final AtomicLong skippedJobs = new AtomicLong();
+    private final ThreadPoolExecutor thread;
     private volatile CacheFiller filler;
+    private volatile boolean unavailable;
 
-    NewTableWarmer(long budgetBytes) {
+    NewTableWarmer(long budgetBytes, boolean lowPriority) {
         super(EnabledEventCallback.ON_FLUSH_COMPLETED, EnabledEventCallback.ON_COMPACTION_COMPLETED);
         this.budgetBytes = budgetBytes;
+        this.lowPriority = lowPriority;
+        this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), runnable -> {
+            Thread t = new Thread(runnable, THREAD_NAME);
+            t.setDaemon(true);
+            return t;
+        }, new ThreadPoolExecutor.DiscardOldestPolicy());
     }
 
-    /** Starts warming; compactions that finish before this (during open) are left cold. */
+    /** Starts warming with {@code filler}; files written before this (during open) are left cold. */
     void start(CacheFiller filler) {
         this.filler = filler;
+        if (lowPriority) {
+            thread.execute(() -> unavailable = !lowerThisThreadsPriority());
+        }
     }
 
     @Override
     public void onFlushCompleted(RocksDB db, FlushJobInfo info) {
         TableProperties table = info.getTableProperties();
-        warm(List.of(info.getFilePath()), table == null ? 0 : table.getRawKeySize() + table.getRawValueSize());
+        submit(List.of(info.getFilePath()), table == null ? 0 : table.getRawKeySize() + table.getRawValueSize());
     }
 
     @Override
@@ -63,21 +86,47 @@ final class NewTableWarmer extends AbstractEventListener {
         for (TableProperties table : info.tableProperties().values()) {
             rawBytes += table.getRawKeySize() + table.getRawValueSize();
         }
-        warm(info.outputFiles(), rawBytes);
+        submit(info.outputFiles(), rawBytes);
     }
 
-    private void warm(List<String> files, long rawBytes) {
-        CacheFiller current = filler;
-        if (current == null || files.isEmpty()) {
+    private void submit(List<String> files, long rawBytes) {
+        if (filler == null || unavailable || files.isEmpty() || thread.isShutdown()) {
             return;
         }
         if (rawBytes > budgetBytes) {
             skippedJobs.incrementAndGet();
             return;
         }
-        if (current.fill(files)) {
-            warmedJobs.incrementAndGet();
+        thread.execute(() -> {
+            CacheFiller current = filler;
+            if (!unavailable && current != null && current.fill(files)) {
+                warmedJobs.incrementAndGet();
+            }
+        });
+    }
+
+    /**
+     * Linux gives each thread its own nice value, and {@code setpriority} takes a thread id where it takes a process
+     * id; Java has no call for it, so this asks {@code renice} (util-linux, in every Debian) about this thread.
+     */
+    private static boolean lowerThisThreadsPriority() {
+        try {
+            Path self = Files.readSymbolicLink(Path.of("/proc/thread-self")); // "<pid>/task/<tid>"
+            String tid = self.getFileName().toString();
+            Process renice = new ProcessBuilder("renice", "-n", "19", "-p", tid)
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return renice.waitFor(10, TimeUnit.SECONDS) && renice.exitValue() == 0;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
+    }
+
+    /** Whether warming is off because this thread's priority could not be lowered. */
+    boolean unavailable() {
+        return unavailable;
     }
 
     /** Flushes and compactions whose output was read into the cache. */
@@ -88,5 +137,15 @@ final class NewTableWarmer extends AbstractEventListener {
     /** Flushes and compactions whose output was larger than the budget. */
     long skippedJobs() {
         return skippedJobs.get();
+    }
+
+    /** Stops taking files; the file being read stops on its own once the store is closing. */
+    void stop() {
+        thread.shutdownNow();
+    }
+
+    /** Waits for the warming thread to end, after {@link #stop()}. */
+    boolean awaitStopped(long millis) throws InterruptedException {
+        return thread.awaitTermination(millis, TimeUnit.MILLISECONDS);
     }
 }

@@ -116,7 +116,7 @@ public final class RocksDbStore implements Store, StoreStats {
         }
         // Half the block cache at most, so warming one compaction's output never evicts most of what is in use.
         warmer = storeOptions.warmNewTables()
-                ? new NewTableWarmer(storeOptions.blockCacheBytes() / 2) : null;
+                ? new NewTableWarmer(storeOptions.blockCacheBytes() / 2, storeOptions.yieldingBackground()) : null;
         if (warmer != null) {
             options.setListeners(List.of(warmer));
         }
@@ -159,8 +159,8 @@ public final class RocksDbStore implements Store, StoreStats {
     /**
      * Reads every block of the given table files through this store's block cache (an {@link SstFileReader} with
      * the store's own table options: a cached block is named by the file's identity recorded in its properties, not
-     * by the reader, so the database's lookups find them). Called on a flush or compaction thread; never waits for
-     * the lifecycle lock, because {@link #close()} holds it while RocksDB waits for that very thread.
+     * by the reader, so the database's lookups find them). Called on the warmer's thread; it only tries for a read
+     * stamp, and stops within 4096 keys once {@link #close()} has begun, which waits for it.
      */
     private boolean readIntoBlockCache(List<String> tableFiles) {
         if (closing) {
@@ -199,6 +199,14 @@ public final class RocksDbStore implements Store, StoreStats {
     long[] tableWarmups() {
         return warmer == null ? new long[] {0, 0}
                 : new long[] {warmer.warmedJobs(), warmer.skippedJobs()};
+    }
+
+    /**
+     * Whether new table files are being read into the block cache: false when turned off, or when the warming
+     * thread's priority could not be lowered to nice 19 (then it does not run: see {@link NewTableWarmer}).
+     */
+    public boolean warmsNewTables() {
+        return warmer != null && !warmer.unavailable();
     }
 
     /**
@@ -418,6 +426,9 @@ public final class RocksDbStore implements Store, StoreStats {
     @Override
     public void close() {
         closing = true;
+        if (warmer != null) {
+            warmer.stop();
+        }
         long stamp = lifecycle.writeLock();
         try {
             if (closed) {
@@ -442,6 +453,14 @@ public final class RocksDbStore implements Store, StoreStats {
                 }
             }
             releaseOptions();
+            if (warmer != null) {
+                try {
+                    // Its thread cannot be reading any more (that needs a read stamp); let it end with the store.
+                    warmer.awaitStopped(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             if (failure != null) {
                 throw failure;
             }

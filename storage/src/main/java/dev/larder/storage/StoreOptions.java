@@ -21,7 +21,7 @@ import java.util.Objects;
  *                          begins, so it bounds the memtable memory and sets how often flushes (and, four
  *                          flushes later, compactions) happen
  * @param warmNewTables     read each flush's and compaction's output files into the block cache right after it
- *                          finishes (on RocksDB's background thread), so the lookups after a write phase do not all
+ *                          finishes (on a thread of its own, at nice 19 when {@code yieldingBackground}), so the lookups after a write phase do not all
  *                          miss at once; outputs larger than half the block cache are left alone
  */
 public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,

@@ -119,6 +119,33 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void newTablesAreWarmedOnAThreadOfTheirOwnAtTheLowestCpuPriority() throws Exception {
+        assertEquals(0, lookupMisses(true, 1, false));
+        assertTrue(store.warmsNewTables());
+        List<Integer> niceOfWarmers = niceOfThreads("larder-warmer");
+        assertFalse(niceOfWarmers.isEmpty(), "no warming thread");
+        assertTrue(niceOfWarmers.stream().allMatch(nice -> nice == 19), "warming threads' nice: " + niceOfWarmers);
+    }
+
+    private static List<Integer> niceOfThreads(String threadName) throws Exception {
+        List<Integer> nice = new ArrayList<>();
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    if (Files.readString(task.resolve("comm")).trim().equals(threadName)) {
+                        String stat = Files.readString(task.resolve("stat"));
+                        // Fields after the ")" that ends the thread name; nice is the 19th field of the line.
+                        nice.add(Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]));
+                    }
+                } catch (java.io.IOException gone) {
+                    // the thread ended while we listed
+                }
+            }
+        }
+        return nice;
+    }
+
+    @Test
     void newTablesLargerThanHalfTheBlockCacheAreLeftCold() throws Exception {
         store.close();
         store = RocksDbStore.open(new StoreOptions(dir.resolve("small-cache"), 64 << 10, 0, false, true, true));
