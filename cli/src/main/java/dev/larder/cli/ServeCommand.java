@@ -279,6 +279,10 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         store.walRecoveryWarning().ifPresent(warning -> log.warn("recovery: {}", warning));
+        if (warmNewTables && !store.warmsNewTables()) {
+            log.warn("--warm-new-tables: off, because the warming thread's priority could not be lowered to nice 19 "
+                    + "with renice (util-linux); at normal priority it would compete with the event loops");
+        }
         if (warmupRequests > 0) {
             try {
                 Duration took = JitWarmup.run(serverOptions, storeOptions, metrics, warmupRequests,

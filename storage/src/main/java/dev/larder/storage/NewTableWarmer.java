@@ -5,8 +5,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.CompactionJobInfo;
@@ -63,12 +65,22 @@ final class NewTableWarmer extends AbstractEventListener {
         }, new ThreadPoolExecutor.DiscardOldestPolicy());
     }
 
-    /** Starts warming with {@code filler}; files written before this (during open) are left cold. */
+    /**
+     * Starts warming with {@code filler}; files written before this (during open) are left cold. Returns once the
+     * thread's priority is settled, so {@link #unavailable()} is final.
+     */
     void start(CacheFiller filler) {
-        this.filler = filler;
         if (lowPriority) {
-            thread.execute(() -> unavailable = !lowerThisThreadsPriority());
+            try {
+                unavailable = !thread.submit(NewTableWarmer::lowerThisThreadsPriority).get(15, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                unavailable = true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                unavailable = true;
+            }
         }
+        this.filler = filler;
     }
 
     @Override
