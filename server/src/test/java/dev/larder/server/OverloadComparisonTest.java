@@ -3,6 +3,7 @@ package dev.larder.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.larder.server.config.LimitAlgorithm;
+import dev.larder.server.config.RejectReason;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,8 +32,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <pre>
  * ./mvnw -B -pl server -am test -Dtest=OverloadComparisonTest -Dsurefire.failIfNoSpecifiedTests=false \
- *     -Dlarder.compare.seconds=20 -Dio.netty.leakDetection.level=disabled
+ *     -Dlarder.compare.seconds=20 -Dio.netty.leakDetection.level=disabled [-Dlarder.compare.modes=adaptive_vegas,...]
  * </pre>
+ *
+ * <p>{@code larder.compare.modes} picks configurations by {@link Config} name (case-insensitive, comma-separated; a
+ * name ending in {@code *} is a prefix, so {@code adaptive*} runs the adaptive rows only); the rest are skipped. For
+ * every refusal at 0.5 X the limit and the admitted in-flight count at that moment are printed, to show why it was
+ * refused.
  */
 @EnabledIfSystemProperty(named = "larder.compare.seconds", matches = "\\d+(\\.\\d+)?")
 class OverloadComparisonTest {
@@ -41,6 +48,7 @@ class OverloadComparisonTest {
     private static final int WORKERS = 2;
     private static final int CONNECTIONS = 128;
     private static final Path REPORT = Path.of("target", "overload-comparison.md");
+    private static final String MODES = System.getProperty("larder.compare.modes", "*");
 
     /** The configurations compared: fixed modes as tuned by hand in OverloadTest (16 slots), the default, adaptive. */
     enum Config {
@@ -64,6 +72,17 @@ class OverloadComparisonTest {
             this.label = label;
             this.options = options;
         }
+
+        /** Whether {@code larder.compare.modes} asks for this configuration. */
+        boolean selected() {
+            for (String mode : MODES.split(",")) {
+                String m = mode.trim().toUpperCase(java.util.Locale.ROOT);
+                if (m.endsWith("*") ? name().startsWith(m.substring(0, m.length() - 1)) : name().equals(m)) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     @TempDir
@@ -72,22 +91,29 @@ class OverloadComparisonTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Config.class)
     void compare(Config config) throws Exception {
+        Assumptions.assumeTrue(config.selected(), "not in larder.compare.modes=" + MODES);
+        RefusalTrace refusals = new RefusalTrace();
         try (TestServer larder = new TestServer(dir, o -> config.options.apply(o.ioThreads(2).workers(WORKERS)),
-                SlowStore::new, ServerObserver.NOOP);
+                SlowStore::new, refusals);
              OpenLoopClient load = new OpenLoopClient(larder.address(), CONNECTIONS, 1, 10_000, 1024)) {
             load.preload();
             ((SlowStore) larder.store).slow = true;
             load.closedLoop("warm-up", 16, 3);
             double x = load.closedLoop("capacity", 16, 3).goodput();
+            refusals.server = larder.server;
             LimitSampler limits = new LimitSampler(larder.server);
             limits.start();
             OpenLoopClient.Phase calm;
             OpenLoopClient.Phase twice;
             OpenLoopClient.Phase thrice;
             int[] limitAt;
+            int[] calmLimits;
             try {
-                calm = load.run("0.5X", 0.5 * x, 10);
                 limits.take();
+                refusals.armed = true;
+                calm = load.run("0.5X", 0.5 * x, 10);
+                refusals.armed = false;
+                calmLimits = limits.take();
                 twice = load.run("2X", 2 * x, SECONDS);
                 limitAt = limits.take();
                 thrice = load.run("3X", 3 * x, SECONDS);
@@ -109,10 +135,11 @@ class OverloadComparisonTest {
             }
             String row = String.format("| %s | %.0f | %s | %s | %s | %s | %s |", config.label, x,
                     String.format("%d / %d", calm.rejected, calm.due), cells(twice, x), cells(thrice, x),
-                    limitAt[0] < 0 ? "–" : String.format("%d–%d / %d–%d", limitAt[0], limitAt[1], limitAt[2],
-                            limitAt[3]), recovered);
+                    limitAt[0] < 0 ? "–" : String.format("%d–%d / %d–%d / %d–%d", calmLimits[0], calmLimits[1],
+                            limitAt[0], limitAt[1], limitAt[2], limitAt[3]), recovered);
             System.out.println("overload comparison (store delay " + STORE_DELAY_MICROS + " us, " + SECONDS
-                    + " s per overload):\n  " + calm + "\n  " + twice + "\n  " + thrice + "\n" + row);
+                    + " s per overload):\n  " + calm + "\n  " + twice + "\n  " + thrice
+                    + "\n  refusals at 0.5X (limit / in flight when refused): " + refusals + "\n" + row);
             Files.createDirectories(REPORT.getParent());
             Files.writeString(REPORT, row + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             for (OpenLoopClient.Phase phase : new OpenLoopClient.Phase[] {calm, twice, thrice}) {
@@ -126,6 +153,28 @@ class OverloadComparisonTest {
         return String.format("%.0f/s (%.0f%%) · %d 503s · %.1f / %.1f ms · %.1f ms", phase.goodput(),
                 100 * phase.goodput() / x, phase.rejected, phase.okMillis(50), phase.okMillis(99),
                 phase.rejectedMillis(99));
+    }
+
+    /** While armed, the limit and the admitted in-flight count at each refusal over the adaptive limit. */
+    private static final class RefusalTrace implements ServerObserver {
+        private final java.util.List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        volatile LarderServer server;
+        volatile boolean armed;
+
+        @Override
+        public void rejected(RejectionMode mode, RejectReason reason) {
+            LarderServer s = server;
+            if (armed && s != null && reason == RejectReason.OVER_LIMIT) {
+                seen.add(s.concurrencyLimit() + " / " + s.limitedInFlight());
+            }
+        }
+
+        @Override
+        public String toString() {
+            synchronized (seen) {
+                return seen.size() + (seen.isEmpty() ? "" : " " + seen.subList(0, Math.min(20, seen.size())));
+            }
+        }
     }
 
     /** The adaptive limit's range, sampled every 5 ms; reset on each {@link #take()}. */
