@@ -80,9 +80,14 @@ final class Tuner {
         }
     }
 
-    /** The smallest budget for a search of {@code dimensions}: the default and one candidate, shortest window. */
+    /**
+     * The smallest budget for a search: the default and one candidate at the shortest window, and the default's p99
+     * and CPU per request at 75% of its breakdown.
+     */
     static Duration minimumBudget(TuneOptions options) {
-        return Duration.ofSeconds((long) Math.ceil(2 * cost(guessOverhead(options), TuneOptions.MIN_WINDOW)));
+        double overhead = guessOverhead(options);
+        return Duration.ofSeconds((long) Math.ceil(2 * cost(overhead, TuneOptions.MIN_WINDOW)
+                + at75Cost(overhead, TuneOptions.MIN_WINDOW.multipliedBy(2))));
     }
 
     private static double guessOverhead(TuneOptions options) {
@@ -93,6 +98,11 @@ final class Tuner {
     private static double cost(double overhead, Duration window) {
         double w = window.toMillis() / 1000.0;
         return overhead + EXPECTED_POINTS * (1.5 * w + PAUSE.toMillis() / 1000.0);
+    }
+
+    /** One fixed-rate run at 75% of a breakdown: a server, a half-window warm-up and the window. */
+    private static double at75Cost(double overhead, Duration window) {
+        return overhead + 1.5 * window.toMillis() / 1000.0;
     }
 
     private TuneResult search() {
@@ -169,9 +179,12 @@ final class Tuner {
         if (finalists.size() == 1) {
             finalists.addAll(top(1, false));
         }
+        // The ranked table's p99 and CPU columns come from one run per finalist after this round: their time is
+        // kept out of the repeats (a 15-minute search used to spend it all on repeats and leave them empty).
+        double reserve = finalists.size() * at75Cost(overheadSeconds, longer);
         for (int r = 0; r < options.repeats(); r++) {
             for (Candidate c : finalists) {
-                if (!fits(longer)) {
+                if (secondsLeft() < cost(overheadSeconds, longer) + reserve) {
                     notes.add("budget: final round stopped after " + r + " of " + options.repeats() + " repeats");
                     r = options.repeats();
                     break;
@@ -179,9 +192,12 @@ final class Tuner {
                 measure(c, "final", longer, false);
             }
         }
+        // The default first: the comparison the report exists for needs its figures most.
         for (Candidate c : finalists) {
-            if (measured.get(c).stream().anyMatch(m -> m.stage().equals("final")) && fits(window)) {
+            if (secondsLeft() >= at75Cost(overheadSeconds, longer)) {
                 measureAt75(c, longer);
+            } else {
+                notes.add("budget: no p99 and CPU per request at 75% of the breakdown for " + c.label());
             }
         }
         progress.println();
@@ -202,8 +218,9 @@ final class Tuner {
         return best;
     }
 
+    /** Whether a sweep at {@code window} still leaves time for the default's run at 75% of its breakdown. */
     private boolean fits(Duration window) {
-        return secondsLeft() >= cost(overheadSeconds, window);
+        return secondsLeft() >= cost(overheadSeconds, window) + at75Cost(overheadSeconds, window.multipliedBy(2));
     }
 
     private double secondsLeft() {
@@ -269,7 +286,11 @@ final class Tuner {
 
     /** p99 and server CPU per request at 75% of the candidate's median breakdown rate, on a fresh server. */
     private void measureAt75(Candidate c, Duration window) {
-        List<Double> finals = measured.get(c).stream().filter(m -> m.stage().equals("final"))
+        List<TuneResult.Measurement> all = measured.get(c);
+        boolean hasFinal = all.stream().anyMatch(m -> m.stage().equals("final"));
+        // Ranked by its final measurements when it has any, else by its latest round: use the same figure.
+        String stage = hasFinal ? "final" : all.get(all.size() - 1).stage();
+        List<Double> finals = all.stream().filter(m -> m.stage().equals(stage))
                 .map(TuneResult.Measurement::breakdown).sorted().toList();
         double rate = Math.round(0.75 * finals.get(finals.size() / 2));
         if (rate < 1) {

@@ -46,6 +46,11 @@ class TuneIT {
                 + summary);
         Matcher rates = Pattern.compile("\"breakdown_rate\": ([0-9.]+)").matcher(summary);
         assertTrue(rates.find() && Double.parseDouble(rates.group(1)) > 0, "a breakdown rate was found: " + summary);
+        // The budget keeps room for the default's fixed-rate run at 75% of its breakdown: the table's last columns.
+        Matcher defaults = Pattern.compile("\"default\": \\{[^}]*\"p99_at_75pct_ms\": ([0-9.]+)[^}]*"
+                + "\"cpu_us_per_request\": ([0-9.]+)").matcher(summary);
+        assertTrue(defaults.find() && Double.parseDouble(defaults.group(1)) > 0
+                && Double.parseDouble(defaults.group(2)) > 0, "the default's p99 and CPU at 75%: " + summary);
 
         String html = Files.readString(report.resolve("index.html"));
         assertTrue(html.contains("Breakdown curves"), html);
