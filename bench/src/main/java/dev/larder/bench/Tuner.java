@@ -210,7 +210,7 @@ final class Tuner {
         for (Duration w : WINDOWS) {
             Duration l = w.multipliedBy(2);
             double total = (1 + screened) * cost(overheadSeconds, w) + 4 * cost(overheadSeconds, l)
-                    + 3 * options.repeats() * cost(overheadSeconds, l) + 3 * (overheadSeconds + 1.5 * l.toSeconds());
+                    + 3 * options.repeats() * cost(overheadSeconds, l) + 3 * at75Cost(overheadSeconds, l);
             if (total <= budget) {
                 best = w;
             }
@@ -284,15 +284,9 @@ final class Tuner {
         report(stage, c, breakdown);
     }
 
-    /** p99 and server CPU per request at 75% of the candidate's median breakdown rate, on a fresh server. */
+    /** p99 and server CPU per request at 75% of the breakdown rate the ranked table shows, on a fresh server. */
     private void measureAt75(Candidate c, Duration window) {
-        List<TuneResult.Measurement> all = measured.get(c);
-        boolean hasFinal = all.stream().anyMatch(m -> m.stage().equals("final"));
-        // Ranked by its final measurements when it has any, else by its latest round: use the same figure.
-        String stage = hasFinal ? "final" : all.get(all.size() - 1).stage();
-        List<Double> finals = all.stream().filter(m -> m.stage().equals(stage))
-                .map(TuneResult.Measurement::breakdown).sorted().toList();
-        double rate = Math.round(0.75 * finals.get(finals.size() / 2));
+        double rate = Math.round(0.75 * new TuneResult.Entry(c, measured.get(c), -1, -1).breakdown());
         if (rate < 1) {
             return;
         }
