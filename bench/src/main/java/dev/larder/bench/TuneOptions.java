@@ -18,6 +18,8 @@ import java.util.Set;
  * @param serverArgs    flags every candidate gets, before its own
  * @param dimensions    the flags searched
  * @param repeats       how often the finalists are measured again, for the spread
+ * @param hold          how long each finalist must hold its rate in the hold round ({@link Duration#ZERO}: no hold
+ *                      round)
  * @param connections   load-generator connections
  * @param json          JSON summary file, {@code -} for stdout, or {@code null}
  * @param reportDir     HTML report directory, or {@code null}
@@ -25,7 +27,7 @@ import java.util.Set;
  */
 public record TuneOptions(Slo slo, Workload workload, boolean prefill, Duration budget, Path dataDir,
                           String serverCpus, List<String> serverCommand, List<String> serverArgs,
-                          Set<TuneSpace.Dimension> dimensions, int repeats, int connections, Path json,
+                          Set<TuneSpace.Dimension> dimensions, int repeats, Duration hold, int connections, Path json,
                           Path reportDir, String commandLine) {
 
     /** The shortest measured window the search uses; below it one rate says too little. */
@@ -37,6 +39,10 @@ public record TuneOptions(Slo slo, Workload workload, boolean prefill, Duration 
         dimensions = Set.copyOf(dimensions);
         if (repeats < 1 || repeats > 10) {
             throw new IllegalArgumentException("repeats: " + repeats + " (expected: 1..10)");
+        }
+        if (hold.isNegative() || (!hold.isZero() && hold.compareTo(MIN_WINDOW) < 0)) {
+            throw new IllegalArgumentException("hold: " + hold + " (expected: 0s for none, or at least "
+                    + MIN_WINDOW.toSeconds() + "s)");
         }
         if (budget.isNegative() || budget.isZero()) {
             throw new IllegalArgumentException("budget: " + budget + " (expected: > 0)");

@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code larder tune}'s search, in three rounds that each measure fewer candidates for longer:
+ * {@code larder tune}'s search, in four rounds that each measure fewer candidates for longer:
  *
  * <ol>
  *   <li><b>screen</b>: the default and every other value of every dimension, one dimension at a time (coordinate
@@ -24,8 +26,10 @@ import java.util.Optional;
  *   <li><b>combine</b>: the best three of those, plus one candidate combining every value that beat the default in
  *       its own dimension, on twice the window; the better half goes on (successive halving);
  *   <li><b>final</b>: the two best and the default, each measured {@code repeats} more times on fresh servers, so
- *       the ranking is by the median and the spread shows the noise; then p99 and server CPU per request at 75% of
- *       each finalist's breakdown rate.
+ *       the ranking is by the median and the spread shows the noise;
+ *   <li><b>hold</b>: each finalist, on a fresh server, holds its median breakdown for {@code --hold}, stepping down
+ *       when it misses ({@link TuneHold}); the finalists are ranked by the rate they held. Then, on the same server,
+ *       p99 and server CPU per request at 75% of the held rate.
  * </ol>
  *
  * Every measurement is bench's own sweep (open loop, corrected latency, the SLO's definition of holding) against
@@ -41,6 +45,12 @@ final class Tuner {
     /** Points a sweep is expected to take (it stops at the first miss, then bisects twice). */
     private static final double EXPECTED_POINTS = 5;
     private static final Duration PAUSE = Duration.ofMillis(300);
+    /**
+     * The longest wait for a server's compactions before a hold or the run at 75%. Reads leave none; a write
+     * workload's missed hold may, and a step down that inherits it measures the debt, not the rate. Not in the
+     * budget's estimate: the round's checks read the clock.
+     */
+    private static final Duration QUIET_LIMIT = Duration.ofSeconds(10);
     private static final Duration[] WINDOWS = {Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3),
         Duration.ofSeconds(5), Duration.ofSeconds(8), Duration.ofSeconds(12), Duration.ofSeconds(20)};
 
@@ -52,6 +62,7 @@ final class Tuner {
     private final List<String> notes = new ArrayList<>();
     private final Map<Candidate, List<TuneResult.Measurement>> measured = new LinkedHashMap<>();
     private final Map<Candidate, long[]> at75 = new LinkedHashMap<>();
+    private final Map<Candidate, List<SweepOutcome.Point>> holds = new LinkedHashMap<>();
     /** Seconds a measurement costs beyond its sweep points: launching, the help probe, the prefill. */
     private double overheadSeconds;
     private double capacity;
@@ -81,13 +92,13 @@ final class Tuner {
     }
 
     /**
-     * The smallest budget for a search: the default and one candidate at the shortest window, and the default's p99
-     * and CPU per request at 75% of its breakdown.
+     * The smallest budget for a search: the default and one candidate at the shortest window, and the default's
+     * holds and its p99 and CPU per request at 75% of the rate held.
      */
     static Duration minimumBudget(TuneOptions options) {
         double overhead = guessOverhead(options);
         return Duration.ofSeconds((long) Math.ceil(2 * cost(overhead, TuneOptions.MIN_WINDOW)
-                + at75Cost(overhead, TuneOptions.MIN_WINDOW.multipliedBy(2))));
+                + afterCost(overhead, TuneOptions.MIN_WINDOW.multipliedBy(2), options.hold())));
     }
 
     private static double guessOverhead(TuneOptions options) {
@@ -103,6 +114,28 @@ final class Tuner {
     /** One fixed-rate run at 75% of a breakdown: a server, a half-window warm-up and the window. */
     private static double at75Cost(double overhead, Duration window) {
         return overhead + 1.5 * window.toMillis() / 1000.0;
+    }
+
+    /**
+     * What a finalist costs after the final round: a server, every hold it may need (the first with a whole window
+     * of warm-up), then the run at 75% on the same server.
+     */
+    private static double afterCost(double overhead, Duration window, Duration hold) {
+        double holds = hold.isZero() ? 0 : window.toMillis() / 2000.0 + TuneHold.MAX_HOLDS * holdCost(window, hold);
+        return at75Cost(overhead, window) + holds;
+    }
+
+    /** One hold: a half-window warm-up and the hold. */
+    private static double holdCost(Duration window, Duration hold) {
+        return (window.toMillis() / 2 + hold.toMillis()) / 1000.0;
+    }
+
+    private double holdCost(Duration window) {
+        return holdCost(window, options.hold());
+    }
+
+    private double afterCost(Duration window) {
+        return afterCost(overheadSeconds, window, options.hold());
     }
 
     private TuneResult search() {
@@ -179,9 +212,9 @@ final class Tuner {
         if (finalists.size() == 1) {
             finalists.addAll(top(1, false));
         }
-        // The ranked table's p99 and CPU columns come from one run per finalist after this round: their time is
-        // kept out of the repeats (a 15-minute search used to spend it all on repeats and leave them empty).
-        double reserve = finalists.size() * at75Cost(overheadSeconds, longer);
+        // The hold round and the ranked table's p99 and CPU columns come after this round: their time is kept out
+        // of the repeats (a 15-minute search used to spend it all on repeats and leave the columns empty).
+        double reserve = finalists.size() * afterCost(longer);
         for (int r = 0; r < options.repeats(); r++) {
             for (Candidate c : finalists) {
                 if (secondsLeft() < cost(overheadSeconds, longer) + reserve) {
@@ -192,12 +225,18 @@ final class Tuner {
                 measure(c, "final", longer, false);
             }
         }
-        // The default first: the comparison the report exists for needs its figures most.
+        // Round 4, the default first: the comparison the report exists for needs its figures most.
         for (Candidate c : finalists) {
-            if (secondsLeft() >= at75Cost(overheadSeconds, longer)) {
-                measureAt75(c, longer);
+            // One hold is worth having: the later ones check the clock themselves.
+            boolean hold = !options.hold().isZero() && secondsLeft() >= at75Cost(overheadSeconds, longer)
+                    + longer.toMillis() / 2000.0 + holdCost(longer);
+            if (hold || secondsLeft() >= at75Cost(overheadSeconds, longer)) {
+                if (!hold && !options.hold().isZero()) {
+                    notes.add("budget: no hold for " + c.label());
+                }
+                holdAndMeasureAt75(c, longer, hold);
             } else {
-                notes.add("budget: no p99 and CPU per request at 75% of the breakdown for " + c.label());
+                notes.add("budget: no hold, p99 and CPU per request at 75% for " + c.label());
             }
         }
         progress.println();
@@ -210,7 +249,7 @@ final class Tuner {
         for (Duration w : WINDOWS) {
             Duration l = w.multipliedBy(2);
             double total = (1 + screened) * cost(overheadSeconds, w) + 4 * cost(overheadSeconds, l)
-                    + 3 * options.repeats() * cost(overheadSeconds, l) + 3 * at75Cost(overheadSeconds, l);
+                    + 3 * options.repeats() * cost(overheadSeconds, l) + 3 * afterCost(l);
             if (total <= budget) {
                 best = w;
             }
@@ -218,9 +257,9 @@ final class Tuner {
         return best;
     }
 
-    /** Whether a sweep at {@code window} still leaves time for the default's run at 75% of its breakdown. */
+    /** Whether a sweep at {@code window} still leaves time for the default's holds and its run at 75%. */
     private boolean fits(Duration window) {
-        return secondsLeft() >= cost(overheadSeconds, window) + at75Cost(overheadSeconds, window.multipliedBy(2));
+        return secondsLeft() >= cost(overheadSeconds, window) + afterCost(window.multipliedBy(2));
     }
 
     private double secondsLeft() {
@@ -284,29 +323,81 @@ final class Tuner {
         report(stage, c, breakdown);
     }
 
-    /** p99 and server CPU per request at 75% of the breakdown rate the ranked table shows, on a fresh server. */
-    private void measureAt75(Candidate c, Duration window) {
-        double rate = Math.round(0.75 * new TuneResult.Entry(c, measured.get(c), -1, -1).breakdown());
-        if (rate < 1) {
+    /**
+     * On a fresh server: the holds, from the breakdown rate the ranked table shows (the median), when {@code hold};
+     * then p99 and server CPU per request at 75% of the rate held (of the breakdown when none was).
+     */
+    private void holdAndMeasureAt75(Candidate c, Duration window, boolean hold) {
+        double breakdown = new TuneResult.Entry(c, measured.get(c), List.of(), -1, -1).breakdown();
+        if (breakdown < 1) {
             return;
         }
-        try (ServerHandle server = ServerHandle.open(target(c), baseOptions(c).target(target(c)).build(), options.dataDir())) {
+        Duration warmup = window.dividedBy(2);
+        try (ServerHandle server = ServerHandle.open(target(c), baseOptions(c).target(target(c)).build(),
+                options.dataDir())) {
+            if (options.prefill()) {
+                // On its own, so that neither a hold nor the CPU per request below includes it.
+                BenchOptions o = against(server, c).prefill(true).build();
+                Prefill.run(server, new RequestEncoder(server.url(), o.headers(), o.workload().valueSize().max(),
+                        o.seed()), new AtomicLong(), o, benchLog);
+            }
+            List<SweepOutcome.Point> held = List.of();
+            if (hold) {
+                // Like a sweep's points: a longer warm-up for a cold server, then the usual half window.
+                AtomicInteger run = new AtomicInteger();
+                held = TuneHold.stepDown(breakdown, options.slo(),
+                        rate -> fixedRate(server, c, rate, run.getAndIncrement() == 0 ? window : warmup,
+                                options.hold()),
+                        () -> awaitQuiet(server),
+                        () -> secondsLeft() >= holdCost(window) + 1.5 * window.toMillis() / 1000.0);
+                holds.put(c, held);
+                progress.printf(Locale.ROOT, "%n  hold %s for %s, %s: %s", Units.rate(breakdown),
+                        clock(options.hold().toMillis() / 1000.0), c.label(), describe(held));
+            }
+            TuneResult.Entry entry = new TuneResult.Entry(c, measured.get(c), held, -1, -1);
+            double rate = entry.at75Rate();
+            if (rate < 1) {
+                return;
+            }
+            awaitQuiet(server);
             Optional<Duration> before = server.cpuTime();
-            Duration warmup = window.dividedBy(2);
-            BenchResult r = Bench.run(against(server, c).rate(rate).prefill(options.prefill()).warmup(warmup)
-                    .duration(window).build(), null, benchLog, benchLog);
+            RunResult run = fixedRate(server, c, rate, warmup, window);
             Optional<Duration> after = server.cpuTime();
-            RunResult run = r.targets().get(0).runs().get(0);
             double cpu = -1;
             if (before.isPresent() && after.isPresent()) {
-                // Warm-up and window both ran at this rate; the prefill's CPU is left out by starting after it.
+                // Warm-up and window both ran at this rate; the prefill and the holds came before `before`.
                 double requests = rate * (warmup.toMillis() + window.toMillis()) / 1000.0;
                 cpu = (after.get().minus(before.get()).toNanos() / 1000.0) / requests;
             }
             at75.put(c, new long[] {run.percentile(99), Math.round(cpu * 1000)});
+            progress.printf(Locale.ROOT, "%n  at 75%% of its %s (%s req/s), %s: p99 %s%n",
+                    entry.heldRate() > 0 ? "held rate" : "breakdown", Units.rate(rate), c.label(),
+                    Units.timeMicros(run.percentile(99)));
         }
-        progress.printf(Locale.ROOT, "%n  at 75%% of its breakdown (%s req/s), %s: p99 %s%n", Units.rate(rate),
-                c.label(), Units.timeMicros(at75.get(c)[0]));
+    }
+
+    /** One run at {@code rate} on a server already prefilled. */
+    private RunResult fixedRate(ServerHandle server, Candidate c, double rate, Duration warmup, Duration window) {
+        BenchResult r = Bench.run(against(server, c).rate(rate).prefill(false).warmup(warmup).duration(window)
+                .build(), null, benchLog, benchLog);
+        return r.targets().get(0).runs().get(0);
+    }
+
+    private void awaitQuiet(ServerHandle server) {
+        if (server.adminUrl() != null) {
+            new BackgroundWork(new AdminClient(server.adminUrl())::metrics).awaitQuiet(QUIET_LIMIT);
+        }
+    }
+
+    /** {@code 103200 MISS (p99 26.10ms > 10.00ms), 82560 MISS (...), 66048 held (p99 4.10ms)}. */
+    private static String describe(List<SweepOutcome.Point> held) {
+        List<String> parts = new ArrayList<>();
+        for (SweepOutcome.Point p : held) {
+            parts.add(Units.rate(p.result().targetRate()) + (p.held() ? " held (p99 "
+                    + Units.timeMicros(p.result().percentile(99)) + ")"
+                    : " MISS (" + String.join("; ", p.violations()) + ")"));
+        }
+        return String.join(", ", parts);
     }
 
     private BenchOptions.Builder baseOptions(Candidate c) {
@@ -340,17 +431,14 @@ final class Tuner {
         List<TuneResult.Entry> entries = new ArrayList<>();
         measured.forEach((c, m) -> {
             long[] a = at75.get(c);
-            entries.add(new TuneResult.Entry(c, m, a == null ? -1 : a[0], a == null ? -1 : a[1] / 1000.0));
+            entries.add(new TuneResult.Entry(c, m, holds.getOrDefault(c, List.of()), a == null ? -1 : a[0],
+                    a == null ? -1 : a[1] / 1000.0));
         });
-        entries.sort(Comparator.comparingInt((TuneResult.Entry e) -> TuneResult.STAGES.indexOf(e.stage()))
-                .reversed().thenComparing(Comparator.comparingDouble(TuneResult.Entry::breakdown).reversed()));
-        TuneResult.Entry best = entries.get(0);
+        entries.sort(TuneResult.RANKING);
         TuneResult.Entry base = entries.stream().filter(e -> e.candidate().isDefault()).findFirst().orElseThrow();
-        if (best != base && best.stage().equals(base.stage())
-                && best.breakdown() - base.breakdown() <= Math.max(best.spread(), base.spread())) {
-            notes.add("noise: the winner beats the default by " + Units.rate(best.breakdown() - base.breakdown())
-                    + " req/s, within the spread of repeated measurements ("
-                    + Units.rate(Math.max(best.spread(), base.spread())) + "): keep the default");
+        String keep = TuneResult.keepTheDefault(entries.get(0), base);
+        if (keep != null) {
+            notes.add(keep);
         }
         return new TuneResult(options, started, Duration.ofNanos(System.nanoTime() - startNanos), window, capacity,
                 entries, notes);

@@ -26,8 +26,9 @@ import picocli.CommandLine.Spec;
                 + "(the highest rate holding the SLO) with the bench engine, and searches --rejection (adaptive "
                 + "included), --workers, --queue-size, --io-threads and --max-queue-delay in rounds: one "
                 + "dimension at a time, then the best few and their combination on longer windows, then the two "
-                + "best and the default repeated for the spread. Prints a ranked table and the winning flags (also "
-                + "as LARDER_* variables); see docs/tuning.md."})
+                + "best and the default repeated for the spread; then each finalist holds its rate for --hold, "
+                + "stepping down when it misses the SLO, and is ranked by the rate it held. Prints a ranked table and "
+                + "the winning flags (also as LARDER_* variables); see docs/tuning.md."})
 final class TuneCommand implements Callable<Integer> {
 
     @Spec
@@ -70,6 +71,12 @@ final class TuneCommand implements Callable<Integer> {
             description = "How many more times the finalists and the default are measured (default: "
                     + "${DEFAULT-VALUE}).")
     int repeats;
+
+    @Option(names = "--hold", defaultValue = "15s",
+            description = "How long each finalist must hold the rate it ranks with, stepping down by 20% (at most "
+                    + "3 holds) when it misses the SLO; the ranking uses the rate held (default: ${DEFAULT-VALUE}; "
+                    + "0s: no hold round).")
+    Duration hold;
 
     @Option(names = {"-c", "--connections"}, defaultValue = "64",
             description = "Load-generator connections (default: ${DEFAULT-VALUE}).")
@@ -136,7 +143,7 @@ final class TuneCommand implements Callable<Integer> {
             return new TuneOptions(objective, load, prefill, budget, dataDir,
                     "none".equalsIgnoreCase(serverCpus) ? null : serverCpus, serverCommand(),
                     serverArgs.isBlank() ? List.of() : List.of(serverArgs.trim().split("\\s+")),
-                    TuneOptions.parseDimensions(dimensions), repeats, connections, json, report,
+                    TuneOptions.parseDimensions(dimensions), repeats, hold, connections, json, report,
                     "java -jar larder.jar " + String.join(" ",
                             spec.commandLine().getParseResult().originalArgs()));
         } catch (IllegalArgumentException e) {

@@ -8,6 +8,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -32,7 +34,7 @@ class TuneCommandTest {
     void helpListsTheFlags() {
         assertEquals(0, run("tune", "--help"));
         for (String flag : new String[] {"--slo", "--workload", "--budget", "--data-dir", "--json", "--report",
-            "--dimensions"}) {
+            "--dimensions", "--hold"}) {
             assertTrue(out.toString().contains(flag), flag + " in " + out);
         }
         assertFalse(err.toString().contains("WARN"), err.toString());
@@ -66,5 +68,32 @@ class TuneCommandTest {
         assertTrue(err.toString().contains("--repeats: 0 (expected: 1..10)"), err.toString());
         assertEquals(2, run("tune", "--budget", "0s"));
         assertTrue(err.toString().contains("--budget: PT0S (expected: > 0)"), err.toString());
+    }
+
+    @Test
+    void aHoldThatIsNotADurationOrTooShortExitsTwo() {
+        assertEquals(2, run("tune", "--hold", "soon", "--data-dir", dir.toString()));
+        assertTrue(err.toString().contains("'soon' is not a duration"), err.toString());
+        assertEquals(2, run("tune", "--hold", "500ms", "--data-dir", dir.toString()));
+        assertTrue(err.toString().contains("--hold: PT0.5S (expected: 0s for none, or at least 1s)"), err.toString());
+    }
+
+    @Test
+    void theMinimumBudgetKeepsTheDefaultsHolds() {
+        long withoutHolds = minimum("--hold", "0s");
+        long withHolds = minimum("--hold", "15s");
+        assertTrue(withHolds - withoutHolds >= 3 * 15, "three 15 s holds: " + withoutHolds + "s, " + withHolds + "s");
+    }
+
+    /** The minimum a budget of 20 s is refused with. */
+    private long minimum(String... args) {
+        err.getBuffer().setLength(0);
+        String[] all = new String[args.length + 5];
+        System.arraycopy(new String[] {"tune", "--budget", "20s", "--data-dir", dir.toString()}, 0, all, 0, 5);
+        System.arraycopy(args, 0, all, 5, args.length);
+        assertEquals(2, run(all));
+        Matcher m = Pattern.compile("at least (\\d+)s").matcher(err.toString());
+        assertTrue(m.find(), err.toString());
+        return Long.parseLong(m.group(1));
     }
 }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code larder tune} from the fat jar on a tiny budget: it starts real servers, measures the default and at least
- * one candidate with the bench engine, ranks them, and writes the table, the winning flags, the JSON and the report.
+ * one candidate with the bench engine, has the default hold its breakdown rate (a short {@code --hold}), ranks them,
+ * and writes the table, the winning flags, the JSON and the report.
  */
 class TuneIT {
 
@@ -24,14 +25,15 @@ class TuneIT {
     void aTinyBudgetSearchRanksCandidatesAndWritesTheReportAndJson() throws Exception {
         Path json = dir.resolve("tune.json");
         Path report = dir.resolve("report");
-        LarderProcess tune = LarderProcess.run("tune", "--budget", "75s", "-w", "put", "--slo", "p99<=500ms",
-                "--dimensions", "rejection", "--repeats", "1", "-c", "8", "--keys", "1000", "--server-cpus", "none",
-                "--server-args", "--warmup-requests 0", "--data-dir", dir.resolve("data").toString(),
+        LarderProcess tune = LarderProcess.run("tune", "--budget", "85s", "--hold", "2s", "-w", "put",
+                "--slo", "p99<=500ms", "--dimensions", "rejection", "--repeats", "1", "-c", "8", "--keys", "1000",
+                "--server-cpus", "none", "--server-args", "--warmup-requests 0", "--data-dir",
+                dir.resolve("data").toString(),
                 "--json", json.toString(), "--report", report.toString());
         assertEquals(0, tune.awaitExit(Duration.ofSeconds(240)), tune.output());
         String out = tune.output();
         assertTrue(out.contains("budget left"), "progress bar: " + out);
-        assertTrue(out.matches("(?s).*rank\\s+round\\s+breakdown/s.*"), out);
+        assertTrue(out.matches("(?s).*rank\\s+round\\s+breakdown/s\\s+spread\\s+n\\s+held/s\\s+p99 at 75%.*"), out);
         assertTrue(out.contains("best: "), out);
         assertTrue(out.contains("  flags: larder serve "), out);
         assertTrue(out.contains("  env:   "), out);
@@ -52,9 +54,16 @@ class TuneIT {
         assertTrue(defaults.find() && Double.parseDouble(defaults.group(1)) > 0
                 && Double.parseDouble(defaults.group(2)) > 0, "the default's p99 and CPU at 75%: " + summary);
 
+        // The budget also keeps room for the default's holds (at most three of 2 s here): the "held" column.
+        Matcher held = Pattern.compile("\"default\": \\{[^}]*\"held_rate\": ([0-9.]+)").matcher(summary);
+        assertTrue(held.find() && Double.parseDouble(held.group(1)) > 0, "the default's held rate: " + summary);
+        assertTrue(summary.contains("\"hold_s\": 2,"), summary);
+
         String html = Files.readString(report.resolve("index.html"));
         assertTrue(html.contains("Breakdown curves"), html);
         assertTrue(html.contains("<polyline"), "curves drawn: " + html);
+        assertTrue(html.contains("<th>held req/s</th>") && html.contains("<td class=\"l\">hold</td>"),
+                "the holds in the table: " + html);
         assertTrue(Files.exists(report.resolve("charts/curves.svg")));
         assertTrue(Files.size(report.resolve("bench.log")) > 0);
         try (var left = Files.list(dir.resolve("data"))) {
