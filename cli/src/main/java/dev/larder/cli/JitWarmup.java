@@ -2,6 +2,10 @@ package dev.larder.cli;
 
 import dev.larder.server.LarderServer;
 import dev.larder.server.PipelineWarmup;
+import dev.larder.server.admin.AdminEndpoint;
+import dev.larder.server.admin.AdminOptions;
+import dev.larder.server.admin.AdminServer;
+import dev.larder.server.admin.ReadyEndpoint;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.server.metrics.CoarseClock;
@@ -16,7 +20,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -24,6 +32,12 @@ import java.util.stream.Stream;
  * loopback port, over a throwaway store in a temporary directory, answers {@link PipelineWarmup}'s requests. The
  * JIT's compiled code is shared by every instance of a class, so the real server starts with it, while its data,
  * its metrics and its port never see a warm-up request.
+ *
+ * <p>A throwaway admin listener with the real one's endpoints is warmed alongside. Both listeners run on Netty's
+ * shared classes (the channel contexts, the read allocator handle, the write path, the header encoder), so a warm-up
+ * of the data listener alone compiled those with a profile that had never seen the admin pipeline, and the first
+ * health probe or scrape after start threw them away: the data path then ran interpreted while C2 recompiled it,
+ * 30-45% of the core for about 10 s of the first load (docs/performance.md, session 12).
  */
 final class JitWarmup {
 
@@ -45,8 +59,9 @@ final class JitWarmup {
                     storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground());
             ServerOptions loopback = options.toBuilder().host("127.0.0.1").port(0).build();
             CoarseClock clock = metrics ? new CoarseClock(clockResolution) : null;
-            LarderMeters meters = metrics ? new LarderMeters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT,
-                    new PrometheusRegistry(), clock), clock) : null;
+            PrometheusMeterRegistry registry = metrics
+                    ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
+            LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
             try (RocksDbStore store = RocksDbStore.open(scratch);
                  LarderServer server = LarderServer.start(loopback, store,
                          meters != null ? meters.observer() : ServerObserver.NOOP)) {
@@ -54,7 +69,16 @@ final class JitWarmup {
                     meters.bindServer(server);
                     meters.bindStore(store.stats());
                 }
-                new PipelineWarmup(server.localAddress()).run(requests);
+                ReadyEndpoint ready = new ReadyEndpoint(List.of(
+                        () -> server.ready() ? Optional.empty() : Optional.of("warm-up listener not serving")));
+                Map<String, AdminEndpoint> endpoints = ServeCommand.adminEndpoints(registry, ready, false);
+                AdminServer admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), server.transport(), endpoints);
+                try {
+                    new PipelineWarmup(server.localAddress(), admin.localAddress(),
+                            new ArrayList<>(endpoints.keySet())).run(requests);
+                } finally {
+                    admin.close();
+                }
             } finally {
                 if (meters != null) {
                     meters.close();

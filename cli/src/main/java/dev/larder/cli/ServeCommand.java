@@ -355,7 +355,8 @@ public final class ServeCommand implements Callable<Integer> {
                 ? Optional.empty() : Optional.of("store closed");
     }
 
-    private static Map<String, AdminEndpoint> adminEndpoints(PrometheusMeterRegistry registry, ReadyEndpoint ready,
+    /** The admin listener's endpoints; the JIT warm-up serves the same ones from its throwaway listener. */
+    static Map<String, AdminEndpoint> adminEndpoints(PrometheusMeterRegistry registry, ReadyEndpoint ready,
                                                              boolean profiling) {
         Map<String, AdminEndpoint> endpoints = new LinkedHashMap<>();
         if (registry != null) {

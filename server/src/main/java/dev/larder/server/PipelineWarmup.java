@@ -26,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * flight each send a mix of PUTs and GETs, some written in fragments: that is how real clients arrive (one request
  * per read, kinds mixed in a worker's batch, a request now and then split across reads), and a path the profile
  * never saw is one C2 compiles away and later deoptimises, in the middle of a benchmark's workload switch
- * (docs/performance.md, session 8).
+ * (docs/performance.md, session 8). The header blocks vary the way real clients' do, and when given an admin
+ * listener it is warmed between the rounds too (session 12).
  */
 public final class PipelineWarmup {
 
@@ -35,6 +36,21 @@ public final class PipelineWarmup {
     /** Long enough for the server to read one fragment before the next arrives. */
     private static final long FRAGMENT_PAUSE_NANOS = 200_000;
     private static final String VALUE = "v".repeat(64);
+    /**
+     * Header blocks as real clients write them, taken by turns: larder bench and wrk ({@code Host} and
+     * {@code Content-Length} capitalised), curl (with {@code User-Agent} and {@code Accept}), a browser-like client
+     * that says {@code Connection: keep-alive}, and all lower case. The decoder's header parsing and lookups
+     * (case-insensitive compares, name hashing, the keep-alive check) branch on these; a warm-up that only ever sent
+     * one spelling had its compiled decoder thrown away by the first real client's requests (docs/performance.md,
+     * session 12).
+     */
+    private static final String[][] HEADER_SHAPES = {
+        {"Host: 127.0.0.1:8080\r\n", "Content-Length: "},
+        {"host: warmup\r\n", "content-length: "},
+        {"Host: localhost:8080\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n", "Content-Length: "},
+        {"Host: larder.example\r\nConnection: keep-alive\r\nAccept-Encoding: gzip, deflate\r\n"
+                + "Content-Type: application/octet-stream\r\n", "Content-Length: "},
+    };
 
     /** One request of a round and the status it must get. */
     private record Step(String request, int status) {
@@ -69,9 +85,23 @@ public final class PipelineWarmup {
     }
 
     private final InetSocketAddress address;
+    private final InetSocketAddress admin;
+    private final List<String> adminPaths;
 
+    /** A warm-up of the data listener at {@code address} alone. */
     public PipelineWarmup(InetSocketAddress address) {
+        this(address, null, List.of());
+    }
+
+    /**
+     * A warm-up of the data listener at {@code address} and, between its rounds, of an admin listener at
+     * {@code admin}: a GET of each of {@code adminPaths} by turns, each of which must answer 200. The two listeners
+     * share Netty's classes, so each one's first requests would otherwise deoptimise what the other compiled.
+     */
+    public PipelineWarmup(InetSocketAddress address, InetSocketAddress admin, List<String> adminPaths) {
         this.address = address;
+        this.admin = admin;
+        this.adminPaths = admin == null ? List.of() : List.copyOf(adminPaths);
     }
 
     /**
@@ -84,7 +114,11 @@ public final class PipelineWarmup {
     public long run(long requests) throws IOException {
         long sent = 0;
         List<Connection> shaped = new ArrayList<>();
+        Connection adminConnection = null;
         try (Connection pipelined = Connection.open(address)) {
+            if (!adminPaths.isEmpty()) {
+                adminConnection = Connection.open(admin);
+            }
             for (int i = 0; i < SHAPED_CONNECTIONS; i++) {
                 shaped.add(Connection.open(address));
             }
@@ -104,10 +138,18 @@ public final class PipelineWarmup {
                     expect(step, readResponse(pipelined.in()));
                     sent++;
                 }
-                sent += shapedRound(shaped, shapedRound++);
+                sent += shapedRound(shaped, shapedRound);
+                if (adminConnection != null) {
+                    Step probe = new Step(get(adminPaths.get(shapedRound % adminPaths.size()),
+                            HEADER_SHAPES[shapedRound % HEADER_SHAPES.length]), 200);
+                    adminConnection.send(probe.request().getBytes(StandardCharsets.US_ASCII));
+                    expect(probe, readResponse(adminConnection.in()));
+                    sent++;
+                }
+                shapedRound++;
             }
             for (int i = 0; i < shaped.size(); i++) {
-                Step delete = new Step(delete(shapedId(i)), 202);
+                Step delete = new Step(delete(shapedId(i), HEADER_SHAPES[i % HEADER_SHAPES.length]), 202);
                 shaped.get(i).send(delete.request().getBytes(StandardCharsets.US_ASCII));
                 expect(delete, readResponse(shaped.get(i).in()));
                 sent++;
@@ -115,6 +157,9 @@ public final class PipelineWarmup {
         } finally {
             for (Connection c : shaped) {
                 c.close();
+            }
+            if (adminConnection != null) {
+                adminConnection.close();
             }
         }
         return sent;
@@ -131,7 +176,8 @@ public final class PipelineWarmup {
         for (int i = 0; i < connections.size(); i++) {
             String id = shapedId(i);
             boolean put = round == 0 || ((round + i) & 1) == 0;
-            Step step = put ? new Step(put(id), 201) : new Step(get("/v0/entity?id=" + id), 200);
+            String[] headers = HEADER_SHAPES[(round + i) % HEADER_SHAPES.length];
+            Step step = put ? new Step(put(id, headers), 201) : new Step(get("/v0/entity?id=" + id, headers), 200);
             steps.add(step);
             byte[] bytes = step.request().getBytes(StandardCharsets.US_ASCII);
             fragments.add(((round + i / 2) & 1) == 0 ? new byte[][] {bytes} : split(bytes));
@@ -178,29 +224,31 @@ public final class PipelineWarmup {
     private static List<Step> steps(int round) {
         // A key no client would pick (percent-encoded NUL first), written and deleted within the round.
         String id = "%00larder-warmup-" + (round & 1023);
+        String[] h = HEADER_SHAPES[round % HEADER_SHAPES.length];
         return List.of(
-                new Step(put(id), 201),
-                new Step(get("/v0/entity?id=" + id), 200),
-                new Step(get("/v0/entities?start=" + id + "&end=" + id + "%3A"), 200),
-                new Step(delete(id), 202),
-                new Step(get("/v0/entity?id=" + id), 404),
-                new Step(get("/v0/status"), 200),
-                new Step(get("/v0/entity"), 400),
-                new Step("POST /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\ncontent-length: 0\r\n\r\n", 405),
-                new Step(get("/v0/nowhere"), 400));
+                new Step(put(id, h), 201),
+                new Step(get("/v0/entity?id=" + id, h), 200),
+                new Step(get("/v0/entities?start=" + id + "&end=" + id + "%3A", h), 200),
+                new Step(delete(id, h), 202),
+                new Step(get("/v0/entity?id=" + id, h), 404),
+                new Step(get("/v0/status", h), 200),
+                new Step(get("/v0/entity", h), 400),
+                new Step("POST /v0/entity?id=" + id + " HTTP/1.1\r\n" + h[0] + h[1] + "0\r\n\r\n", 405),
+                new Step(get("/v0/nowhere", h), 400));
     }
 
-    private static String put(String id) {
-        return "PUT /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\ncontent-length: " + VALUE.length()
-                + "\r\n\r\n" + VALUE;
+    /** {@code headers}: a header block (each line ending in CRLF) and the spelling of the content-length name. */
+    private static String put(String id, String[] headers) {
+        return "PUT /v0/entity?id=" + id + " HTTP/1.1\r\n" + headers[0] + headers[1] + VALUE.length() + "\r\n\r\n"
+                + VALUE;
     }
 
-    private static String delete(String id) {
-        return "DELETE /v0/entity?id=" + id + " HTTP/1.1\r\nhost: warmup\r\n\r\n";
+    private static String delete(String id, String[] headers) {
+        return "DELETE /v0/entity?id=" + id + " HTTP/1.1\r\n" + headers[0] + "\r\n";
     }
 
-    private static String get(String target) {
-        return "GET " + target + " HTTP/1.1\r\nhost: warmup\r\n\r\n";
+    private static String get(String target, String[] headers) {
+        return "GET " + target + " HTTP/1.1\r\n" + headers[0] + "\r\n";
     }
 
     /** Reads one response (Content-Length or chunked body) and returns its status. */

@@ -5,9 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.admin.AdminEndpoint;
+import dev.larder.server.admin.AdminOptions;
+import dev.larder.server.admin.AdminServer;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.storage.RangeCursor;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +51,53 @@ class PipelineWarmupTest {
                 assertEquals(sent, requests.get(), "the server answered every warm-up request");
             }
         }
+    }
+
+    @Test
+    void anAdminListenerIsWarmedBetweenTheRoundsOnEveryPathItIsGiven() throws Exception {
+        AtomicLong live = new AtomicLong();
+        AtomicLong ready = new AtomicLong();
+        Map<String, AdminEndpoint> endpoints = Map.of(
+                "/health/live", counting(live),
+                "/health/ready", counting(ready));
+        try (TestServer server = new TestServer(dir.resolve("admin"), o -> o)) {
+            AdminServer admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), server.server.transport(),
+                    endpoints);
+            try {
+                long sent = new PipelineWarmup(server.address(), admin.localAddress(),
+                        List.of("/health/live", "/health/ready")).run(3_000);
+                assertTrue(live.get() > 5 && ready.get() > 5, "admin requests: live " + live + ", ready " + ready);
+                assertTrue(sent >= 3_000 + live.get() + ready.get() - 1, "sent " + sent);
+            } finally {
+                admin.close();
+            }
+        }
+    }
+
+    @Test
+    void anAdminPathThatDoesNotAnswer200FailsTheWarmupLoudly() throws Exception {
+        try (TestServer server = new TestServer(dir.resolve("admin404"), o -> o)) {
+            AdminServer admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), server.server.transport(),
+                    Map.of("/health/live", counting(new AtomicLong())));
+            try {
+                PipelineWarmup warmup = new PipelineWarmup(server.address(), admin.localAddress(),
+                        List.of("/health/live", "/nowhere"));
+                IllegalStateException e = assertThrows(IllegalStateException.class, () -> warmup.run(2_000));
+                assertTrue(e.getMessage().contains("/nowhere"), e.getMessage());
+            } finally {
+                admin.close();
+            }
+        }
+    }
+
+    private static AdminEndpoint counting(AtomicLong count) {
+        return (ctx, request) -> {
+            count.incrementAndGet();
+            FullHttpResponse ok = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    Unpooled.copiedBuffer("ok\n", StandardCharsets.US_ASCII));
+            ok.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, ok.content().readableBytes());
+            ctx.writeAndFlush(ok);
+        };
     }
 
     @Test
