@@ -45,6 +45,13 @@ final class Tuner {
      * that rate for 15 s: in open loop a server can hold more than one short closed-loop window measured.
      */
     private static final double TOP = 1.5;
+    /**
+     * The shortest warm-up and window of the closed-loop run that sets the rates. In 1 s after a 1 s warm-up a fresh
+     * server is still compiling (C2 takes a third of its core for the first 3-5 s of load, docs/performance.md):
+     * a 15-minute search measured 50.3k GET/s there, then the default held 75.5k for 15 s at p99 4.1 ms.
+     */
+    private static final Duration CALIBRATION_WARMUP = Duration.ofSeconds(5);
+    private static final Duration CALIBRATION_WINDOW = Duration.ofSeconds(3);
     /** Sweep points per measurement, from 10% to {@link #TOP} of the default's closed-loop capacity. */
     private static final int STEPS = 4;
     private static final int REFINE = 2;
@@ -104,12 +111,23 @@ final class Tuner {
     static Duration minimumBudget(TuneOptions options) {
         double overhead = guessOverhead(options);
         return Duration.ofSeconds((long) Math.ceil(2 * cost(overhead, TuneOptions.MIN_WINDOW)
+                + calibrationCost(TuneOptions.MIN_WINDOW)
                 + afterCost(overhead, TuneOptions.MIN_WINDOW.multipliedBy(2), options.hold())));
     }
 
     private static double guessOverhead(TuneOptions options) {
         // A JVM start, the help probe and the server's own JIT warm-up: about 8 s on a busy 2-core machine.
         return 8 + (options.prefill() ? 4 : 0);
+    }
+
+    /** The closed-loop run before the default's first sweep. */
+    private static double calibrationCost(Duration window) {
+        return (longest(window, CALIBRATION_WARMUP).toMillis() + longest(window, CALIBRATION_WINDOW).toMillis())
+                / 1000.0;
+    }
+
+    private static Duration longest(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private static double cost(double overhead, Duration window) {
@@ -254,7 +272,8 @@ final class Tuner {
         Duration best = null;
         for (Duration w : WINDOWS) {
             Duration l = w.multipliedBy(2);
-            double total = (1 + screened) * cost(overheadSeconds, w) + 4 * cost(overheadSeconds, l)
+            double total = calibrationCost(w) + (1 + screened) * cost(overheadSeconds, w)
+                    + 4 * cost(overheadSeconds, l)
                     + 3 * options.repeats() * cost(overheadSeconds, l) + 3 * afterCost(l);
             if (total <= budget) {
                 best = w;
@@ -301,7 +320,8 @@ final class Tuner {
             boolean prefill = options.prefill();
             if (calibrate) {
                 BenchResult closed = Bench.run(against(server, c).rate(0).prefill(prefill)
-                        .warmup(window).duration(window).build(), null, benchLog, benchLog);
+                        .warmup(longest(window, CALIBRATION_WARMUP)).duration(longest(window, CALIBRATION_WINDOW))
+                        .build(), null, benchLog, benchLog);
                 capacity = closed.targets().get(0).runs().get(0).achievedRate();
                 prefill = false;
                 if (!(capacity > 0)) {
@@ -320,10 +340,12 @@ final class Tuner {
         measured.computeIfAbsent(c, k -> new ArrayList<>()).add(new TuneResult.Measurement(stage, breakdown, sweep));
         double took = (System.nanoTime() - t0) / 1e9;
         if (calibrate || done == 0) {
-            // What this measurement cost beyond its sweep points is what every later one will cost too.
-            int points = sweep.points().size() + (calibrate ? 3 : 0);
+            // What this measurement cost beyond its sweep points (and the closed-loop run, which only the first one
+            // has) is what every later one will cost too.
+            int points = sweep.points().size();
             double w = window.toMillis() / 1000.0;
-            overheadSeconds = Math.max(1, took - points * (1.5 * w + PAUSE.toMillis() / 1000.0));
+            overheadSeconds = Math.max(1, took - (calibrate ? calibrationCost(window) : 0)
+                    - points * (1.5 * w + PAUSE.toMillis() / 1000.0));
         }
         done++;
         report(stage, c, breakdown);
