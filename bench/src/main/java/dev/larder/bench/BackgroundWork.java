@@ -20,6 +20,12 @@ final class BackgroundWork {
         this.metrics = metrics;
     }
 
+    /** {@link #awaitQuiet(Duration)} on {@code server}'s admin listener; empty when it has none. */
+    static Optional<Duration> awaitQuiet(ServerHandle server, Duration limit) {
+        return server.adminUrl() == null ? Optional.empty()
+                : new BackgroundWork(new AdminClient(server.adminUrl())::metrics).awaitQuiet(limit);
+    }
+
     /**
      * Polls every 200 ms until no compaction runs and none is pending, or {@code limit} passes.
      *

@@ -113,11 +113,7 @@ public final class TailBench {
      * and says how long it waited.
      */
     private static void awaitCompactions(ServerHandle server, String before, PrintStream out) {
-        if (server.adminUrl() == null) {
-            return;
-        }
-        AdminClient admin = new AdminClient(server.adminUrl());
-        new BackgroundWork(admin::metrics).awaitQuiet(QUIET_LIMIT).ifPresent(waited ->
+        BackgroundWork.awaitQuiet(server, QUIET_LIMIT).ifPresent(waited ->
                 out.printf(Locale.ROOT, "  %s: waited %.1f s for the server's compactions to finish first%n", before,
                         waited.toMillis() / 1000.0));
     }

@@ -376,7 +376,7 @@ final class Tuner {
                 held = TuneHold.stepDown(breakdown, options.slo(),
                         rate -> fixedRate(server, c, rate, run.getAndIncrement() == 0 ? window : warmup,
                                 options.hold()),
-                        () -> awaitQuiet(server),
+                        () -> BackgroundWork.awaitQuiet(server, QUIET_LIMIT),
                         () -> secondsLeft() >= holdCost(window) + 1.5 * window.toMillis() / 1000.0);
                 holds.put(c, held);
                 progress.printf(Locale.ROOT, "%n  hold %s for %s, %s: %s", Units.rate(breakdown),
@@ -387,7 +387,7 @@ final class Tuner {
             if (rate < 1) {
                 return;
             }
-            awaitQuiet(server);
+            BackgroundWork.awaitQuiet(server, QUIET_LIMIT);
             Optional<Duration> before = server.cpuTime();
             RunResult run = fixedRate(server, c, rate, warmup, window);
             Optional<Duration> after = server.cpuTime();
@@ -411,11 +411,6 @@ final class Tuner {
         return r.targets().get(0).runs().get(0);
     }
 
-    private void awaitQuiet(ServerHandle server) {
-        if (server.adminUrl() != null) {
-            new BackgroundWork(new AdminClient(server.adminUrl())::metrics).awaitQuiet(QUIET_LIMIT);
-        }
-    }
 
     /** {@code 103200 MISS (p99 26.10ms > 10.00ms), 82560 MISS (...), 66048 held (p99 4.10ms)}. */
     private static String describe(List<SweepOutcome.Point> held) {
