@@ -55,8 +55,27 @@ class TuneIT {
                 && Double.parseDouble(defaults.group(2)) > 0, "the default's p99 and CPU at 75%: " + summary);
 
         // The budget also keeps room for the default's holds (at most three of 2 s here): the "held" column.
+        // Whether a rate holds on an unpinned, shared CI machine is the measurement, not the test's business: the
+        // test proves the round ran and that the held rate is what the holds say (0 only when every hold missed).
         Matcher held = Pattern.compile("\"default\": \\{[^}]*\"held_rate\": ([0-9.]+)").matcher(summary);
-        assertTrue(held.find() && Double.parseDouble(held.group(1)) > 0, "the default's held rate: " + summary);
+        assertTrue(held.find(), "the default was held (held_rate is a number, not null): " + summary);
+        double heldRate = Double.parseDouble(held.group(1));
+        int defaultAt = summary.indexOf("\"default\": {");
+        Matcher holdsArray = Pattern.compile("\"holds\": \\[(.*?)\\]", Pattern.DOTALL).matcher(summary);
+        assertTrue(holdsArray.find(defaultAt), summary);
+        Matcher hold = Pattern.compile("\"rate\": ([0-9.]+),\\s*\"p99_ms\": ([0-9.]+),\\s*\"held\": (true|false)")
+                .matcher(holdsArray.group(1));
+        double bestHeld = 0;
+        int holds = 0;
+        while (hold.find()) {
+            holds++;
+            assertTrue(Double.parseDouble(hold.group(1)) > 0 && Double.parseDouble(hold.group(2)) > 0, summary);
+            if (hold.group(3).equals("true")) {
+                bestHeld = Math.max(bestHeld, Double.parseDouble(hold.group(1)));
+            }
+        }
+        assertTrue(holds >= 1 && holds <= 3, "one to three holds of 2 s: " + summary);
+        assertEquals(bestHeld, heldRate, "the held rate is the highest hold that met the SLO: " + summary);
         assertTrue(summary.contains("\"hold_s\": 2,"), summary);
 
         String html = Files.readString(report.resolve("index.html"));
