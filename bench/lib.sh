@@ -6,10 +6,14 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 # larder_start VAR JAR PORT LOG [serve flags...]
 # Starts `larder serve` pinned to SERVER_CPU, stores its pid in VAR and returns once /v0/status answers. A server
 # that does not answer within 30 s (a cold JVM on a busy machine can take several) ends the script with its log.
+# SERVER_JAVA_OPTS (split on spaces) go to the server's JVM only, e.g. -XX:+LogCompilation for a probe: the client's
+# JVM must not pay for them.
 larder_start() {
   local var=$1 jar=$2 port=$3 log=$4
   shift 4
-  taskset -c "$SERVER_CPU" java -jar "$jar" serve --port "$port" "$@" >"$log" 2>&1 &
+  local jvm=()
+  read -r -a jvm <<<"${SERVER_JAVA_OPTS:-}"
+  taskset -c "$SERVER_CPU" java "${jvm[@]}" -jar "$jar" serve --port "$port" "$@" >"$log" 2>&1 &
   printf -v "$var" '%s' "$!"
   for _ in $(seq 300); do
     curl -sf "http://127.0.0.1:$port/v0/status" >/dev/null 2>&1 && return 0
