@@ -70,6 +70,7 @@ public final class TailBench {
             double[] capacities = {putCapacity.achievedRate(), getCapacity.achievedRate()};
             List<TailSession.Step> steps = phaseSteps(capacities);
             out.println("  phases: " + describe(steps) + " (one session, same connections)");
+            Instant phasesStarted = Instant.now();
             List<RunResult> larder = session.run(server.url(), server.label(), encoder, putCursor, steps);
             List<TailResult.SustainableResult> sustainable = new ArrayList<>();
             if (tail.sustainable()) {
@@ -103,7 +104,7 @@ public final class TailBench {
                         nginx == null ? null : nginx.get(i)));
                 at += s.duration().toNanos() / 1e9;
             }
-            return new TailResult(options, tail, started, Bench.machine(), server.label(), server.url(),
+            return new TailResult(options, tail, started, phasesStarted, Bench.machine(), server.label(), server.url(),
                     server.settings(), prefill, warmup, putCapacity, getCapacity, phases, sustainable, nginxCapacity);
         }
     }

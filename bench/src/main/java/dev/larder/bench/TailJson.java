@@ -12,6 +12,8 @@ final class TailJson {
         Json j = new Json().beginObject();
         j.field("tool", "larder bench tail");
         j.field("started", r.started().toString());
+        // Phases' start_seconds count from here, not from "started" (the warm-up and capacity runs come between).
+        j.field("phases_started", r.phasesStarted().toString());
         j.field("command", r.options().commandLine());
         j.field("machine", r.machine());
         j.field("generator", r.options().describeConnections());
@@ -36,6 +38,7 @@ final class TailJson {
             j.field("kind", p.kind().name());
             j.field("rate", p.rate());
             j.field("start_seconds", p.startSeconds());
+            j.field("started", r.phasesStarted().plusNanos(Math.round(p.startSeconds() * 1e9)).toString());
             j.field("seconds_above_slo", p.secondsAbove(bound));
             int recover = p.recoverySeconds(bound);
             j.key("recovery_seconds");

@@ -9,7 +9,9 @@ import java.util.List;
  *
  * @param options       the shared load flags
  * @param tail          the tail flags
- * @param started       when it began
+ * @param started       when it began (before the warm-up)
+ * @param phasesStarted when the first phase began: the origin of each phase's {@code startSeconds}, so that
+ *                      whatever was sampled on the server by wall clock (thread CPU, metrics) lines up with them
  * @param machine       a line about the generator's machine
  * @param label         the server's name
  * @param url           its data URL
@@ -22,7 +24,8 @@ import java.util.List;
  * @param sustainable   the sustainable rates (PUT, GET), empty unless asked for
  * @param nginxCapacity closed-loop GET run against nginx (its saturated rate), or {@code null}
  */
-public record TailResult(BenchOptions options, TailOptions tail, Instant started, String machine, String label,
+public record TailResult(BenchOptions options, TailOptions tail, Instant started, Instant phasesStarted,
+                         String machine, String label,
                          URI url, List<String> settings, String prefill, RunResult warmup, RunResult putCapacity,
                          RunResult getCapacity, List<PhaseResult> phases, List<SustainableResult> sustainable,
                          RunResult nginxCapacity) {

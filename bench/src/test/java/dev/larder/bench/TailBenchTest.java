@@ -85,6 +85,12 @@ class TailBenchTest {
             assertTrue(summary.contains("\"switch_cost_seconds\": "), summary);
             assertTrue(summary.contains("\"timeline\": {"), summary);
             assertTrue(summary.contains("\"sustainable\": ["), summary);
+            // The phases' wall-clock origin comes after the warm-up (300 ms) and both capacity runs (700 ms each).
+            assertTrue(!r.phasesStarted().isBefore(r.started().plusMillis(1700)),
+                    r.started() + " " + r.phasesStarted());
+            assertTrue(summary.contains("\"phases_started\": \"" + r.phasesStarted() + "\""), summary);
+            assertTrue(summary.contains("\"started\": \"" + r.phasesStarted().plusSeconds(4) + "\""),
+                    "the fifth phase's wall-clock start: " + summary);
 
             String html = Files.readString(report.resolve("index.html"));
             assertTrue(html.contains("Latency over time"), "the plot");

@@ -105,6 +105,16 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}; docs/reliability.md says why).")
     LimitAlgorithm limitAlgorithm;
 
+    // Measured in docs/performance.md, "Session 13": at 25k req/s on one core the hand-off to idle workers cost 1.0-1.2
+    // context switches per request against 0.3-0.4 inline, and a quarter to a third of the CPU. Off by default: a
+    // call run on the loop (a stalled write, a read from disk) holds up the loop's other connections.
+    @Option(names = "--inline-batch", defaultValue = "${env:LARDER_INLINE_BATCH:-0}",
+            description = "An event-loop iteration that read at most this many storage requests runs those whose "
+                    + "worker is idle on the loop itself, skipping the two context switches of a hand-off at light "
+                    + "load (e.g. 4); a slow call then holds up the loop; 0 always hands over (default: "
+                    + "${DEFAULT-VALUE}).")
+    int inlineBatch;
+
     @Option(names = "--max-queue-delay", defaultValue = "${env:LARDER_MAX_QUEUE_DELAY:-off}",
             description = "A request that waited longer than this in a worker queue is answered 503 without "
                     + "touching storage (default: ${DEFAULT-VALUE}; e.g. 50ms).")
@@ -396,6 +406,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .queueSize(queueSize)
                     .rejection(rejection)
                     .limitAlgorithm(limitAlgorithm)
+                    .inlineBatch(inlineBatch)
                     .maxQueueDelay(maxQueueDelay)
                     .maxValueSize(toInt("--max-value-size", maxValueSize))
                     .maxRequestLine(toInt("--max-request-line", maxRequestLine))

@@ -24,6 +24,12 @@ public interface ServerObserver {
      */
     default void workerRun(int tasks) { }
 
+    /**
+     * A request ran on its event loop instead of a worker: its iteration read few requests and its worker was idle,
+     * so the hand-off would have cost two context switches and bought nothing ({@code --inline-batch}).
+     */
+    default void ranOnEventLoop() { }
+
     /** A storage operation ({@code get}, {@code put}, {@code delete}, {@code range}) took this long. */
     default void storageCall(String operation, long nanos, boolean success) { }
 

@@ -26,6 +26,8 @@ import java.util.Objects;
  * @param writeHighWaterMark outbound bytes queued on a connection above which it stops reading from it
  * @param rangeBatchBytes    bytes of range records gathered per write while streaming
  * @param limitAlgorithm     what learns the concurrency limit of {@code --rejection adaptive} (unused otherwise)
+ * @param inlineBatch        an event-loop iteration that read at most this many storage requests runs each whose
+ *                           worker is idle on the loop itself instead of handing it over; 0 = always hand over
  */
 public record ServerOptions(
         String host,
@@ -45,10 +47,17 @@ public record ServerOptions(
         int maxConnections,
         int writeHighWaterMark,
         int rangeBatchBytes,
-        LimitAlgorithm limitAlgorithm) {
+        LimitAlgorithm limitAlgorithm,
+        int inlineBatch) {
 
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
     public static final int MIN_QUEUE_SIZE = 16;
+    /**
+     * {@code --inline-batch}'s default: off. A call run on the loop holds up the loop's other connections for as long
+     * as it takes (a write stalled by RocksDB, a read from disk), so it stays opt-in until only the calls that
+     * cannot block are run there (docs/performance.md, "Session 13").
+     */
+    public static final int DEFAULT_INLINE_BATCH = 0;
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -73,6 +82,7 @@ public record ServerOptions(
         check(maxConnections > 0, "max-connections", maxConnections, "> 0");
         check(writeHighWaterMark >= 1024, "write-high-water-mark", writeHighWaterMark, ">= 1024");
         check(rangeBatchBytes > 0, "range-batch-bytes", rangeBatchBytes, "> 0");
+        check(inlineBatch >= 0, "inline-batch", inlineBatch, ">= 0");
         check(rejection != RejectionMode.ADAPTIVE || workers > 0, "rejection", rejection.flag(),
                 "not adaptive with --workers 0: there are no workers to limit");
     }
@@ -109,6 +119,7 @@ public record ServerOptions(
         b.writeHighWaterMark = writeHighWaterMark;
         b.rangeBatchBytes = rangeBatchBytes;
         b.limitAlgorithm = limitAlgorithm;
+        b.inlineBatch = inlineBatch;
         return b;
     }
 
@@ -142,6 +153,7 @@ public record ServerOptions(
         private int writeHighWaterMark = 1 << 20;
         private int rangeBatchBytes = 64 * 1024;
         private LimitAlgorithm limitAlgorithm = LimitAlgorithm.VEGAS;
+        private int inlineBatch = DEFAULT_INLINE_BATCH;
 
         private Builder(int cores) {
             ioThreads = cores;
@@ -166,11 +178,12 @@ public record ServerOptions(
         public Builder writeHighWaterMark(int v) { writeHighWaterMark = v; return this; }
         public Builder rangeBatchBytes(int v) { rangeBatchBytes = v; return this; }
         public Builder limitAlgorithm(LimitAlgorithm v) { limitAlgorithm = v; return this; }
+        public Builder inlineBatch(int v) { inlineBatch = v; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
-                    maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm);
+                    maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch);
         }
     }
 }

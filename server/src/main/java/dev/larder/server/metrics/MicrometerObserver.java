@@ -46,6 +46,7 @@ public final class MicrometerObserver implements ServerObserver {
     private final Timer[] storageFailure = new Timer[STORAGE_OPERATIONS.length];
     private final Counter[][] rejections = new Counter[RejectionMode.values().length][RejectReason.values().length];
     private final Counter connectionsOpened;
+    private final Counter ranOnEventLoop;
 
     public MicrometerObserver(MeterRegistry registry) {
         this.registry = registry;
@@ -59,6 +60,10 @@ public final class MicrometerObserver implements ServerObserver {
                 .description("Requests a worker took from its queue as one run (one MultiGet, one WriteBatch)")
                 .baseUnit("requests")
                 .serviceLevelObjectives(1, 2, 4, 8, 16)
+                .register(registry);
+        this.ranOnEventLoop = Counter.builder("larder.inline.requests")
+                .description("Requests run on their event loop because their worker was idle and the loop's "
+                        + "iteration read at most --inline-batch of them")
                 .register(registry);
         for (int i = 0; i < STORAGE_OPERATIONS.length; i++) {
             storageSuccess[i] = storageTimer(STORAGE_OPERATIONS[i], "success");
@@ -92,6 +97,11 @@ public final class MicrometerObserver implements ServerObserver {
     @Override
     public void workerRun(int tasks) {
         workerRun.record(tasks);
+    }
+
+    @Override
+    public void ranOnEventLoop() {
+        ranOnEventLoop.increment();
     }
 
     @Override

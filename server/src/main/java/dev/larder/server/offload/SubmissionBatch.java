@@ -5,17 +5,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 
 /**
  * Storage work that one event loop produced during one iteration, handed to the workers when the iteration ends
  * instead of request by request. An iteration usually reads requests from many connections; queueing them together
  * means a parked worker is woken once and finds a run of tasks (which it can apply as one write batch) rather than
  * being woken, and switched to, for each. Confined to its event loop's thread.
+ *
+ * <p>An iteration that read only a few requests (at most {@code inlineBatch}) is a loop that is not busy: each of
+ * those whose worker is idle runs here instead, because waking the worker and being woken by its answer costs two
+ * context switches per request and the worker would start it no sooner. Under load the iterations read more and
+ * everything is handed over, so the workers keep batching and keep slow calls off the loop.
  */
 final class SubmissionBatch implements Runnable {
 
     private final SingleThreadEventLoop loop;
     private final BiConsumer<Worker, WorkerTask> submitQuietly;
+    private final int inlineBatch;
+    private final BiPredicate<Worker, WorkerTask> runIfIdle;
     private List<Worker> workers = new ArrayList<>();
     private List<WorkerTask> tasks = new ArrayList<>();
     private List<Worker> spareWorkers = new ArrayList<>();
@@ -24,11 +32,15 @@ final class SubmissionBatch implements Runnable {
 
     /**
      * {@code submitQuietly} hands one task over without waking its worker; the batch wakes each worker once, after
-     * its whole share is queued.
+     * its whole share is queued. {@code runIfIdle} runs a task on the calling thread if its worker has nothing queued
+     * or running, and says whether it did.
      */
-    SubmissionBatch(SingleThreadEventLoop loop, BiConsumer<Worker, WorkerTask> submitQuietly) {
+    SubmissionBatch(SingleThreadEventLoop loop, BiConsumer<Worker, WorkerTask> submitQuietly, int inlineBatch,
+                    BiPredicate<Worker, WorkerTask> runIfIdle) {
         this.loop = loop;
         this.submitQuietly = submitQuietly;
+        this.inlineBatch = inlineBatch;
+        this.runIfIdle = runIfIdle;
     }
 
     boolean onItsLoop() {
@@ -67,6 +79,13 @@ final class SubmissionBatch implements Runnable {
         try {
             // Worker by worker: its whole share queued quietly, then one wake-up.
             int n = tasks.size();
+            if (n <= inlineBatch) {
+                for (int i = 0; i < n; i++) {
+                    if (runIfIdle.test(workers.get(i), tasks.get(i))) {
+                        workers.set(i, null);
+                    }
+                }
+            }
             for (int i = 0; i < n; i++) {
                 Worker worker = workers.get(i);
                 if (worker == null) {

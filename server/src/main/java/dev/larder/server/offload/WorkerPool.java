@@ -25,11 +25,13 @@ final class WorkerPool implements Offload {
     private final ServerObserver observer;
     private final RejectionMode mode;
     private final RejectionPolicy rejection;
+    private final int inlineBatch;
     private volatile boolean draining;
 
     WorkerPool(ServerOptions options, ServerObserver observer) {
         this.observer = observer;
         this.mode = options.rejection();
+        this.inlineBatch = options.inlineBatch();
         this.rejection = new RejectionPolicy(options.rejection(), observer);
         this.group = new WorkerGroup(options.workers(), options.queueSize(), rejection);
         for (EventExecutor executor : group) {
@@ -51,7 +53,8 @@ final class WorkerPool implements Offload {
     public Lane newLane() {
         SubmissionBatch batch = null;
         if (ThreadExecutorMap.currentExecutor() instanceof SingleThreadEventLoop loop) {
-            batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitQuietly));
+            batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitQuietly, inlineBatch,
+                    this::runIfIdle));
         }
         return new WorkerLane((Worker) group.next(), batch);
     }
@@ -68,6 +71,19 @@ final class WorkerPool implements Offload {
         if (!worker.offerQuietly(task)) {
             rejection.rejected(task, worker);
         }
+    }
+
+    /**
+     * Runs {@code task} on the calling event loop when its worker has nothing queued or running; a connection has one
+     * request at a worker at a time, so its order is kept. {@code false}: hand it over as usual.
+     */
+    private boolean runIfIdle(Worker worker, WorkerTask task) {
+        if (draining || worker.isShuttingDown() || !worker.idle()) {
+            return false;
+        }
+        observer.ranOnEventLoop();
+        task.run();
+        return true;
     }
 
     private void submitNow(Worker worker, WorkerTask task) {

@@ -1,0 +1,99 @@
+package dev.larder.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.larder.server.config.ServerObserver;
+import dev.larder.storage.Store;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --inline-batch}: a request read alone, whose worker is idle, runs on its event loop; with 0 every storage
+ * call runs on a worker. Which thread ran a call is what the store saw.
+ */
+@ExtendWith(LeakDetection.class)
+class InlineBatchTest {
+
+    @TempDir
+    Path dir;
+
+    private final Set<String> storeThreads = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger ranOnLoop = new AtomicInteger();
+    private final AtomicInteger workerRuns = new AtomicInteger();
+
+    private TestServer start(int inlineBatch) {
+        return new TestServer(dir, o -> o.ioThreads(1).workers(1).inlineBatch(inlineBatch),
+                s -> new ForwardingStore(s) {
+                    @Override
+                    public byte[] get(byte[] key) {
+                        storeThreads.add(Thread.currentThread().getName());
+                        return super.get(key);
+                    }
+
+                    @Override
+                    public List<byte[]> getAll(List<byte[]> keys) {
+                        storeThreads.add(Thread.currentThread().getName());
+                        return delegate.getAll(keys);
+                    }
+
+                    @Override
+                    public void put(byte[] key, byte[] value) {
+                        storeThreads.add(Thread.currentThread().getName());
+                        super.put(key, value);
+                    }
+                }, new ServerObserver() {
+                    @Override
+                    public void ranOnEventLoop() {
+                        ranOnLoop.incrementAndGet();
+                    }
+
+                    @Override
+                    public void workerRun(int tasks) {
+                        workerRuns.incrementAndGet();
+                    }
+                });
+    }
+
+    private void putThenGetOneAtATime(TestServer larder) throws Exception {
+        try (RawHttp c = larder.connect()) {
+            for (int i = 0; i < 5; i++) {
+                assertEquals(201, c.exchange("PUT", "/v0/entity?id=k" + i, "v" + i).status());
+                RawHttp.Response got = c.exchange("GET", "/v0/entity?id=k" + i, null);
+                assertEquals(200, got.status());
+                assertArrayEquals(("v" + i).getBytes(StandardCharsets.UTF_8), got.body());
+            }
+        }
+    }
+
+    @Test
+    void aLoneRequestWhoseWorkerIsIdleRunsOnItsEventLoop() throws Exception {
+        try (TestServer larder = start(4)) {
+            putThenGetOneAtATime(larder);
+        }
+        assertEquals(10, ranOnLoop.get(), "every request was alone in its iteration and found the worker idle");
+        // The pool starts each worker's thread with an empty task: that run is the only one.
+        assertTrue(workerRuns.get() <= 1, "runs on the worker: " + workerRuns.get());
+        assertTrue(!storeThreads.isEmpty() && storeThreads.stream().allMatch(t -> t.startsWith("larder-io")),
+                "storage was called on the event loop: " + storeThreads);
+    }
+
+    @Test
+    void zeroHandsEveryRequestToAWorker() throws Exception {
+        try (TestServer larder = start(0)) {
+            putThenGetOneAtATime(larder);
+        }
+        assertEquals(0, ranOnLoop.get());
+        assertEquals(1 + 10, workerRuns.get(), "the pool's start task, then one run per request sent one at a time");
+        assertTrue(!storeThreads.isEmpty() && storeThreads.stream().allMatch(t -> t.startsWith("larder-worker")),
+                "storage was called on the worker: " + storeThreads);
+    }
+}
