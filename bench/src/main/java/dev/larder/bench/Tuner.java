@@ -411,7 +411,6 @@ final class Tuner {
         return r.targets().get(0).runs().get(0);
     }
 
-
     /** {@code 103200 MISS (p99 26.10ms > 10.00ms), 82560 MISS (...), 66048 held (p99 4.10ms)}. */
     private static String describe(List<SweepOutcome.Point> held) {
         List<String> parts = new ArrayList<>();
