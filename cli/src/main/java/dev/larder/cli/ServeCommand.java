@@ -105,14 +105,15 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}; docs/reliability.md says why).")
     LimitAlgorithm limitAlgorithm;
 
-    // Measured in docs/performance.md, "Session 13": at 25k req/s on one core the hand-off to idle workers cost 1.0-1.2
-    // context switches per request against 0.3-0.4 inline, and a quarter to a third of the CPU. Off by default: a
-    // call run on the loop (a stalled write, a read from disk) holds up the loop's other connections.
-    @Option(names = "--inline-batch", defaultValue = "${env:LARDER_INLINE_BATCH:-0}",
-            description = "An event-loop iteration that read at most this many storage requests runs those whose "
-                    + "worker is idle on the loop itself, skipping the two context switches of a hand-off at light "
-                    + "load (e.g. 4); a slow call then holds up the loop; 0 always hands over (default: "
-                    + "${DEFAULT-VALUE}).")
+    // Measured in docs/performance.md, "Session 13" and "Session 14": on one core the hand-off to an idle worker costs
+    // two context switches per request, a quarter to a third of the CPU at 25k req/s. Only calls that cannot block
+    // run on the loop, so a cold read or a stalled write still goes to a worker.
+    @Option(names = "--inline-batch", defaultValue = "${env:LARDER_INLINE_BATCH:-"
+            + ServerOptions.DEFAULT_INLINE_BATCH + "}",
+            description = "An event-loop iteration that read at most this many storage requests runs on the loop "
+                    + "those whose worker is idle and that cannot wait: a GET answered from memory, a PUT or DELETE "
+                    + "no write stall holds back (never with --sync); the rest go to the workers. 0 always hands "
+                    + "over (default: ${DEFAULT-VALUE}).")
     int inlineBatch;
 
     @Option(names = "--max-queue-delay", defaultValue = "${env:LARDER_MAX_QUEUE_DELAY:-off}",

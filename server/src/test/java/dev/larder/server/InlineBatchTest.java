@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.server.config.ServerObserver;
-import dev.larder.storage.Store;
+import dev.larder.storage.MemoryLookup;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,8 +17,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code --inline-batch}: a request read alone, whose worker is idle, runs on its event loop; with 0 every storage
- * call runs on a worker. Which thread ran a call is what the store saw.
+ * {@code --inline-batch}: a request read alone, whose worker is idle and which the store can serve without waiting,
+ * runs on its event loop; one that would wait, or any with 0, runs on a worker. Which thread ran a call is what the
+ * store saw.
  */
 @ExtendWith(LeakDetection.class)
 class InlineBatchTest {
@@ -29,6 +30,9 @@ class InlineBatchTest {
     private final Set<String> storeThreads = ConcurrentHashMap.newKeySet();
     private final AtomicInteger ranOnLoop = new AtomicInteger();
     private final AtomicInteger workerRuns = new AtomicInteger();
+
+    /** Keys whose calls the store says it cannot make without waiting, as a cold block or a write stall would. */
+    private final Set<String> slowKeys = ConcurrentHashMap.newKeySet();
 
     private TestServer start(int inlineBatch) {
         return new TestServer(dir, o -> o.ioThreads(1).workers(1).inlineBatch(inlineBatch),
@@ -50,6 +54,24 @@ class InlineBatchTest {
                         storeThreads.add(Thread.currentThread().getName());
                         super.put(key, value);
                     }
+
+                    @Override
+                    public MemoryLookup getFromMemory(byte[] key) {
+                        if (slow(key)) {
+                            return MemoryLookup.UNKNOWN;
+                        }
+                        storeThreads.add(Thread.currentThread().getName());
+                        return delegate.getFromMemory(key);
+                    }
+
+                    @Override
+                    public boolean putWithoutWaiting(byte[] key, byte[] value) {
+                        if (slow(key)) {
+                            return false;
+                        }
+                        storeThreads.add(Thread.currentThread().getName());
+                        return delegate.putWithoutWaiting(key, value);
+                    }
                 }, new ServerObserver() {
                     @Override
                     public void ranOnEventLoop() {
@@ -61,6 +83,10 @@ class InlineBatchTest {
                         workerRuns.incrementAndGet();
                     }
                 });
+    }
+
+    private boolean slow(byte[] key) {
+        return slowKeys.contains(new String(key, StandardCharsets.UTF_8));
     }
 
     private void putThenGetOneAtATime(TestServer larder) throws Exception {
@@ -84,6 +110,33 @@ class InlineBatchTest {
         assertTrue(workerRuns.get() <= 1, "runs on the worker: " + workerRuns.get());
         assertTrue(!storeThreads.isEmpty() && storeThreads.stream().allMatch(t -> t.startsWith("larder-io")),
                 "storage was called on the event loop: " + storeThreads);
+    }
+
+    @Test
+    void aCallThatWouldWaitGoesToTheWorkerEvenWhenItIsIdle() throws Exception {
+        slowKeys.add("k0");
+        slowKeys.add("k1");
+        try (TestServer larder = start(4)) {
+            putThenGetOneAtATime(larder);
+        }
+        assertEquals(10 - 4, ranOnLoop.get(), "k0 and k1 (a PUT and a GET each) could not run without waiting");
+        assertEquals(1 + 4, workerRuns.get(), "the pool's start task, then one run for each call that would wait");
+        assertTrue(storeThreads.stream().anyMatch(t -> t.startsWith("larder-worker"))
+                && storeThreads.stream().anyMatch(t -> t.startsWith("larder-io")), "threads: " + storeThreads);
+    }
+
+    @Test
+    void theDefaultRunsQuickCallsOnTheLoop() throws Exception {
+        try (TestServer larder = new TestServer(dir, o -> o.ioThreads(1).workers(1), s -> s,
+                new ServerObserver() {
+                    @Override
+                    public void ranOnEventLoop() {
+                        ranOnLoop.incrementAndGet();
+                    }
+                })) {
+            putThenGetOneAtATime(larder);
+        }
+        assertEquals(10, ranOnLoop.get(), "PUTs into the memtable and GETs it answers, one at a time");
     }
 
     @Test

@@ -14,6 +14,7 @@ import org.rocksdb.CompressionType;
 import org.rocksdb.DataBlockIndexType;
 import org.rocksdb.Env;
 import org.rocksdb.FlushOptions;
+import org.rocksdb.Holder;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.Priority;
@@ -54,6 +55,8 @@ public final class RocksDbStore implements Store, StoreStats {
     private final NewTableWarmer warmer;
     private final Options options;
     private final WriteOptions writeOptions;
+    /** {@code no_slowdown}: a write that a stall would hold back fails at once; {@code null} with {@code --sync}. */
+    private final WriteOptions noWaitWriteOptions;
     private final ReadOptions pointReadOptions;
     private final ReadOptions scanReadOptions;
     private final RocksDB db;
@@ -130,6 +133,8 @@ public final class RocksDbStore implements Store, StoreStats {
             env.lowerThreadPoolCPUPriority(Priority.HIGH);
         }
         writeOptions = new WriteOptions().setSync(storeOptions.syncWrites());
+        // An fsync is a wait no write option avoids, so with --sync no write completes without waiting.
+        noWaitWriteOptions = storeOptions.syncWrites() ? null : new WriteOptions().setNoSlowdown(true);
         pointReadOptions = new ReadOptions();
         // A range scan would evict the hot point-lookup working set from the cache; it reads around it instead.
         scanReadOptions = new ReadOptions().setFillCache(false);
@@ -291,6 +296,71 @@ public final class RocksDbStore implements Store, StoreStats {
             return db.multiGetAsList(pointReadOptions, keys);
         } catch (RocksDBException e) {
             throw wrap("get", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /**
+     * RocksDB's {@code KeyMayExist} reads at the block-cache tier: memtables, the row cache and cached blocks, and
+     * {@code Incomplete} (here {@link MemoryLookup#UNKNOWN}) where a file would have to be read. Errors cannot
+     * arise at that tier (nothing is read), which is why its {@code false} can be taken as "absent".
+     */
+    @Override
+    public MemoryLookup getFromMemory(byte[] key) {
+        long stamp = lifecycle.tryReadLock();
+        if (stamp == 0) {
+            // Closing: the caller's get elsewhere reports it.
+            return MemoryLookup.UNKNOWN;
+        }
+        try {
+            if (closed) {
+                return MemoryLookup.UNKNOWN;
+            }
+            Holder<byte[]> value = new Holder<>();
+            if (!db.keyMayExist(pointReadOptions, key, value)) {
+                return MemoryLookup.ABSENT;
+            }
+            return value.getValue() == null ? MemoryLookup.UNKNOWN : MemoryLookup.found(value.getValue());
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public boolean putWithoutWaiting(byte[] key, byte[] value) {
+        return writeWithoutWaiting("put", key, value);
+    }
+
+    @Override
+    public boolean deleteWithoutWaiting(byte[] key) {
+        return writeWithoutWaiting("delete", key, null);
+    }
+
+    /** A put ({@code value != null}) or delete with {@code no_slowdown}; {@code Incomplete} means a stall is in force. */
+    private boolean writeWithoutWaiting(String operation, byte[] key, byte[] value) {
+        if (noWaitWriteOptions == null) {
+            return false;
+        }
+        long stamp = lifecycle.tryReadLock();
+        if (stamp == 0) {
+            return false;
+        }
+        try {
+            if (closed) {
+                return false;
+            }
+            if (value != null) {
+                db.put(noWaitWriteOptions, key, value);
+            } else {
+                db.delete(noWaitWriteOptions, key);
+            }
+            return true;
+        } catch (RocksDBException e) {
+            if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
+                return false;
+            }
+            throw wrap(operation, e);
         } finally {
             lifecycle.unlockRead(stamp);
         }
@@ -473,6 +543,9 @@ public final class RocksDbStore implements Store, StoreStats {
         scanReadOptions.close();
         pointReadOptions.close();
         writeOptions.close();
+        if (noWaitWriteOptions != null) {
+            noWaitWriteOptions.close();
+        }
         options.close();
         bloomFilter.close();
         if (warmer != null) {

@@ -27,6 +27,28 @@ public interface Store extends AutoCloseable {
         return values;
     }
 
+    /**
+     * Looks {@code key} up in memory only (memtables and caches), never reading a file or waiting for one: a caller
+     * that must not block (an event loop) answers from it when it is {@link MemoryLookup#known()} and calls
+     * {@link #get} elsewhere when not. This default knows nothing.
+     */
+    default MemoryLookup getFromMemory(byte[] key) {
+        return MemoryLookup.UNKNOWN;
+    }
+
+    /**
+     * {@link #put} if it can complete without waiting: no write stall or slowdown is in force and no fsync follows
+     * ({@code --sync}). {@code false}: nothing was written; call {@link #put}. This default never can.
+     */
+    default boolean putWithoutWaiting(byte[] key, byte[] value) {
+        return false;
+    }
+
+    /** {@link #delete} if it can complete without waiting, as {@link #putWithoutWaiting}. This default never can. */
+    default boolean deleteWithoutWaiting(byte[] key) {
+        return false;
+    }
+
     /** Stores {@code value} under {@code key}, replacing any previous value; returns once durable per {@link StoreOptions}. */
     void put(byte[] key, byte[] value);
 

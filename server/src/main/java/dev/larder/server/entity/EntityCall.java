@@ -7,6 +7,7 @@ import dev.larder.server.config.RejectReason;
 import dev.larder.server.context.ServerContext;
 import dev.larder.server.offload.BatchableTask;
 import dev.larder.storage.Batch;
+import dev.larder.storage.MemoryLookup;
 import dev.larder.storage.StoreException;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
@@ -128,6 +129,47 @@ public final class EntityCall extends BatchableTask {
         }
         server.observer.storageCall(operation.meterName, System.nanoTime() - started, success);
         connection.respond(response, started);
+    }
+
+    /**
+     * What an event loop may run itself: a GET that memory answers, a PUT or DELETE that no write stall holds back
+     * and no fsync follows. Anything else is left for a worker, which may wait.
+     */
+    @Override
+    protected boolean executeIfQuick() {
+        long started = System.nanoTime();
+        Answer response;
+        boolean success = false;
+        try {
+            switch (operation) {
+                case GET -> {
+                    MemoryLookup lookup = server.store.getFromMemory(key);
+                    if (!lookup.known()) {
+                        return false;
+                    }
+                    response = HttpResponses.valueOrNotFound(lookup.value());
+                }
+                case PUT -> {
+                    if (!server.store.putWithoutWaiting(key, value)) {
+                        return false;
+                    }
+                    response = success();
+                }
+                default -> {
+                    if (!server.store.deleteWithoutWaiting(key)) {
+                        return false;
+                    }
+                    response = success();
+                }
+            }
+            success = true;
+        } catch (RuntimeException e) {
+            response = failure(e);
+        }
+        server.observer.queueWait(started - queuedAt);
+        server.observer.storageCall(operation.meterName, System.nanoTime() - started, success);
+        connection.respond(response, started);
+        return true;
     }
 
     /**

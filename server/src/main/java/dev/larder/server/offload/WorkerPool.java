@@ -74,15 +74,15 @@ final class WorkerPool implements Offload {
     }
 
     /**
-     * Runs {@code task} on the calling event loop when its worker has nothing queued or running; a connection has one
-     * request at a worker at a time, so its order is kept. {@code false}: hand it over as usual.
+     * Runs {@code task} on the calling event loop when its worker has nothing queued or running and the task can
+     * finish without waiting ({@link WorkerTask#runIfQuick()}); a connection has one request at a worker at a time,
+     * so its order is kept. {@code false}: hand it over as usual.
      */
     private boolean runIfIdle(Worker worker, WorkerTask task) {
-        if (draining || worker.isShuttingDown() || !worker.idle()) {
+        if (draining || worker.isShuttingDown() || !worker.idle() || !task.runIfQuick()) {
             return false;
         }
         observer.ranOnEventLoop();
-        task.run();
         return true;
     }
 

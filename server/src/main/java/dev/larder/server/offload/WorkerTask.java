@@ -23,6 +23,31 @@ public abstract class WorkerTask implements Runnable {
     }
 
     /**
+     * Runs the task on the calling thread if it can finish without waiting ({@link #executeIfQuick}), for a caller
+     * that must not block (an event loop, before the task was handed to anyone). {@code false}: it did not run and
+     * is still unclaimed, to be handed over as usual.
+     */
+    public final boolean runIfQuick() {
+        if (!claim()) {
+            return true;
+        }
+        if (executeIfQuick()) {
+            return true;
+        }
+        // Nobody else has seen the task yet (it was never queued), so giving the claim back races with no one.
+        claimed = 0;
+        return false;
+    }
+
+    /**
+     * Does the work and answers if that needs no waiting (no disk read, no stalled write, no fsync); otherwise does
+     * nothing and returns {@code false}. This default never can.
+     */
+    protected boolean executeIfQuick() {
+        return false;
+    }
+
+    /**
      * Takes the task for running by other means than {@link #run()} (a worker applying several writes as one
      * batch); {@code false} when it was already run or rejected. Whoever claims it must answer it.
      */
