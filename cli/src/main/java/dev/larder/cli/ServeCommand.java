@@ -106,8 +106,8 @@ public final class ServeCommand implements Callable<Integer> {
     LimitAlgorithm limitAlgorithm;
 
     // Measured in docs/performance.md, "Session 13" and "Session 14": on one core the hand-off to an idle worker costs
-    // two context switches per request, a quarter to a third of the CPU at 25k req/s. Only calls that cannot block
-    // run on the loop, so a cold read or a stalled write still goes to a worker.
+    // two context switches per request, a fifth of the CPU at 25k req/s. Only calls that cannot block run on the
+    // loop, so a cold read or a stalled write still goes to a worker. Off by default: PUT's p99 was higher with it.
     @Option(names = "--inline-batch", defaultValue = "${env:LARDER_INLINE_BATCH:-"
             + ServerOptions.DEFAULT_INLINE_BATCH + "}",
             description = "An event-loop iteration that read at most this many storage requests runs on the loop "

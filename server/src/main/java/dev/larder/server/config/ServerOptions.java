@@ -54,11 +54,12 @@ public record ServerOptions(
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
     public static final int MIN_QUEUE_SIZE = 16;
     /**
-     * {@code --inline-batch}'s default. Only calls that cannot block run on the loop (a GET memory answers, a write
-     * no stall holds back and no fsync follows), so the loop's other connections never wait behind a disk; measured
-     * in docs/performance.md, "Session 14".
+     * {@code --inline-batch}'s default: off. Only calls that cannot block run on the loop, and they cut the CPU per
+     * request by a fifth at 25k req/s, but with them PUT's p99 was higher in each of the nine pairs measured at
+     * 25k-75k req/s (likely: a write on the loop still joins RocksDB's write group behind a worker's batch), and
+     * latency at a fixed rate comes first: docs/performance.md, "Session 14".
      */
-    public static final int DEFAULT_INLINE_BATCH = 4;
+    public static final int DEFAULT_INLINE_BATCH = 0;
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");

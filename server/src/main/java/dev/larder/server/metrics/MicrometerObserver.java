@@ -62,8 +62,8 @@ public final class MicrometerObserver implements ServerObserver {
                 .serviceLevelObjectives(1, 2, 4, 8, 16)
                 .register(registry);
         this.ranOnEventLoop = Counter.builder("larder.inline.requests")
-                .description("Requests run on their event loop because their worker was idle and the loop's "
-                        + "iteration read at most --inline-batch of them")
+                .description("Requests run on their event loop because their worker was idle, the loop's "
+                        + "iteration read at most --inline-batch of them and the call needed no waiting")
                 .register(registry);
         for (int i = 0; i < STORAGE_OPERATIONS.length; i++) {
             storageSuccess[i] = storageTimer(STORAGE_OPERATIONS[i], "success");
