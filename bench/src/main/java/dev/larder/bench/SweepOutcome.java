@@ -27,6 +27,14 @@ public record SweepOutcome(Slo slo, List<Point> points, Double breakdown, boolea
         public boolean held() {
             return violations.isEmpty();
         }
+
+        /**
+         * Missed while the generator itself fell behind its schedule: the miss may be the client's (a stall of the
+         * load generator's own process), not the server's, so the rate is worth measuring again.
+         */
+        public boolean missedWhileGeneratorLagged() {
+            return !held() && result.warningKinds().contains(Warning.Kind.GENERATOR_LAG);
+        }
     }
 
     public SweepOutcome {

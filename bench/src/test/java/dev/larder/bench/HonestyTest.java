@@ -70,6 +70,21 @@ class HonestyTest {
     }
 
     @Test
+    void aSweepMeasuresAgainOnlyAMissWhileTheGeneratorLagged() {
+        RunResult lagging = checked(result(1000, 10_000, 10, 64, 25_000, 1500, 20_000, SocketErrors.NONE));
+        RunResult slowServer = checked(result(1000, 10_000, 10, 64, 25_000, 1500, 50, SocketErrors.NONE));
+        List<String> missed = List.of("p99 25.00ms > 10.00ms");
+        assertTrue(new SweepOutcome.Point(lagging, missed).missedWhileGeneratorLagged());
+        assertFalse(new SweepOutcome.Point(slowServer, missed).missedWhileGeneratorLagged(),
+                "the server's own miss stands");
+        assertFalse(new SweepOutcome.Point(lagging, List.of()).missedWhileGeneratorLagged(), "a held rate stands");
+    }
+
+    private static RunResult checked(RunResult r) {
+        return r.withWarnings(Honesty.check(r));
+    }
+
+    @Test
     void warmupBacklogSpillingIntoTheWindow() {
         // 1000/s for 10 s: 100 requests is 1% of the window, the limit.
         assertEquals(List.of(), kinds(result(1000, 10_000, 10, 64, 2000, 1500, 50, SocketErrors.NONE, 100)));
