@@ -308,15 +308,12 @@ public final class RocksDbStore implements Store, StoreStats {
      */
     @Override
     public MemoryLookup getFromMemory(byte[] key) {
-        long stamp = lifecycle.tryReadLock();
+        long stamp = tryEnter();
         if (stamp == 0) {
-            // Closing: the caller's get elsewhere reports it.
+            // Closing or closed: the caller's get elsewhere reports it.
             return MemoryLookup.UNKNOWN;
         }
         try {
-            if (closed) {
-                return MemoryLookup.UNKNOWN;
-            }
             Holder<byte[]> value = new Holder<>();
             if (!db.keyMayExist(pointReadOptions, key, value)) {
                 return MemoryLookup.ABSENT;
@@ -342,14 +339,11 @@ public final class RocksDbStore implements Store, StoreStats {
         if (noWaitWriteOptions == null) {
             return false;
         }
-        long stamp = lifecycle.tryReadLock();
+        long stamp = tryEnter();
         if (stamp == 0) {
             return false;
         }
         try {
-            if (closed) {
-                return false;
-            }
             if (value != null) {
                 db.put(noWaitWriteOptions, key, value);
             } else {
@@ -565,6 +559,19 @@ public final class RocksDbStore implements Store, StoreStats {
         if (closed) {
             lifecycle.unlockRead(stamp);
             throw new StoreException(operation, "store is closed", null, false);
+        }
+        return stamp;
+    }
+
+    /**
+     * {@link #enter} for a caller that must not wait: {@code 0} (nothing held) while the store is closing or closed,
+     * instead of blocking on the close or throwing.
+     */
+    private long tryEnter() {
+        long stamp = lifecycle.tryReadLock();
+        if (stamp != 0 && closed) {
+            lifecycle.unlockRead(stamp);
+            return 0;
         }
         return stamp;
     }
