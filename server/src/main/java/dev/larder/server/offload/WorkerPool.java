@@ -64,7 +64,7 @@ final class WorkerPool implements Offload {
      * A full queue goes through the same {@link RejectionPolicy}; a worker that is shutting down refuses.
      */
     private void submitQuietly(Worker worker, WorkerTask task) {
-        if (draining || worker.isShuttingDown()) {
+        if (refusing(worker)) {
             refuseShuttingDown(task);
             return;
         }
@@ -79,11 +79,16 @@ final class WorkerPool implements Offload {
      * so its order is kept. {@code false}: hand it over as usual.
      */
     private boolean runIfIdle(Worker worker, WorkerTask task) {
-        if (draining || worker.isShuttingDown() || !worker.idle() || !task.runIfQuick()) {
+        if (refusing(worker) || !worker.idle() || !task.runIfQuick()) {
             return false;
         }
         observer.ranOnEventLoop();
         return true;
+    }
+
+    /** Draining or the worker shutting down: no new task is handed to it, nor run in its place. */
+    private boolean refusing(Worker worker) {
+        return draining || worker.isShuttingDown();
     }
 
     private void submitNow(Worker worker, WorkerTask task) {
