@@ -122,7 +122,7 @@ class InlineBatchTest {
             putThenGetOneAtATime(larder);
         }
         assertEquals(10 - 4, ranOnLoop.get(), "k0 and k1 (a PUT and a GET each) could not run without waiting");
-        assertEquals(1 + 4, workerRuns.get(), "the pool's start task, then one run for each call that would wait");
+        assertRunsPerRequest(4);
         assertTrue(storeThreads.stream().anyMatch(t -> t.startsWith("larder-worker"))
                 && storeThreads.stream().anyMatch(t -> t.startsWith("larder-io")), "threads: " + storeThreads);
     }
@@ -153,13 +153,23 @@ class InlineBatchTest {
         return ranOnLoop.get();
     }
 
+    /**
+     * One run per request sent to the worker (they go one at a time), plus the pool's empty start task: its own run
+     * when the worker's thread took it before the first request arrived, part of the first request's run otherwise.
+     */
+    private void assertRunsPerRequest(int requests) {
+        int runs = workerRuns.get();
+        assertTrue(runs == requests || runs == requests + 1,
+                "expected one run per request (" + requests + "), plus perhaps the start task; runs: " + runs);
+    }
+
     @Test
     void zeroHandsEveryRequestToAWorker() throws Exception {
         try (TestServer larder = start(0)) {
             putThenGetOneAtATime(larder);
         }
         assertEquals(0, ranOnLoop.get());
-        assertEquals(1 + 10, workerRuns.get(), "the pool's start task, then one run per request sent one at a time");
+        assertRunsPerRequest(10);
         assertTrue(!storeThreads.isEmpty() && storeThreads.stream().allMatch(t -> t.startsWith("larder-worker")),
                 "storage was called on the worker: " + storeThreads);
     }
