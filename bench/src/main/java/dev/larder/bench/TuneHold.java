@@ -23,7 +23,8 @@ final class TuneHold {
 
     /**
      * Holds {@code from}, then {@link #STEP} times the rate before after each miss, until a rate holds, after
-     * {@link #MAX_HOLDS} holds, or when {@code another} says there is no time for the next.
+     * {@link #MAX_HOLDS} holds, or when {@code another} says there is no time for the next. A miss while the
+     * generator lagged is held once more at the same rate (time permitting), and only the second counts.
      *
      * @param hold       one hold at a rate; judged by {@code slo} as a sweep point is
      * @param beforeHold called before every hold: waits until the server has paid off the one before, as
@@ -35,9 +36,11 @@ final class TuneHold {
         List<SweepOutcome.Point> holds = new ArrayList<>();
         double rate = Math.round(from);
         while (rate >= 1 && holds.size() < MAX_HOLDS && (holds.isEmpty() || another.getAsBoolean())) {
-            beforeHold.run();
-            RunResult r = hold.apply(rate);
-            SweepOutcome.Point p = new SweepOutcome.Point(r, slo.violations(r));
+            SweepOutcome.Point p = holdOnce(rate, slo, hold, beforeHold);
+            if (p.missedWhileGeneratorLagged() && another.getAsBoolean()) {
+                // As a sweep does: a stall of the tune process itself must not set the finalist's held rate.
+                p = holdOnce(rate, slo, hold, beforeHold);
+            }
             holds.add(p);
             if (p.held()) {
                 break;
@@ -45,6 +48,13 @@ final class TuneHold {
             rate = Math.round(rate * STEP);
         }
         return holds;
+    }
+
+    private static SweepOutcome.Point holdOnce(double rate, Slo slo, DoubleFunction<RunResult> hold,
+                                               Runnable beforeHold) {
+        beforeHold.run();
+        RunResult r = hold.apply(rate);
+        return new SweepOutcome.Point(r, slo.violations(r));
     }
 
     /** The rate that held; 0 when none did; -1 when nothing was held (no hold round, or no time for it). */

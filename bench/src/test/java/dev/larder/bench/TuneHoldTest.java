@@ -50,6 +50,34 @@ class TuneHoldTest {
     }
 
     @Test
+    void aMissWhileTheGeneratorLaggedIsHeldAgainAtTheSameRate() {
+        List<Double> lagged = new ArrayList<>();
+        List<SweepOutcome.Point> holds = TuneHold.stepDown(1000, SLO, rate -> {
+            asked.add(rate);
+            long[] latencies = new long[2000];
+            boolean first = asked.size() == 1;
+            Arrays.fill(latencies, first ? 50_000 : 2_000);
+            RunResult r = FormatTest.sample(rate, latencies);
+            if (first) {
+                lagged.add(rate);
+                return r.withWarnings(List.of(new Warning(Warning.Kind.GENERATOR_LAG, "the generator fell behind")));
+            }
+            return r;
+        }, () -> waitedBefore.add(asked.size()), () -> true);
+        assertEquals(List.of(1000.0, 1000.0), asked, "the lagging miss is measured again, not stepped down from");
+        assertEquals(List.of(1000.0), lagged);
+        assertEquals(1, holds.size(), "only the second measurement is a hold");
+        assertEquals(1000, TuneHold.heldRate(holds));
+        assertEquals(List.of(0, 1), waitedBefore, "the server settles before the second measurement too");
+    }
+
+    @Test
+    void theServersOwnMissIsNotMeasuredAgain() {
+        stepDown(1000, 900, true);
+        assertEquals(List.of(1000.0, 800.0), asked);
+    }
+
+    @Test
     void noTimeLeftStopsAfterTheFirstHold() {
         List<SweepOutcome.Point> holds = stepDown(1000, 700, false);
         assertEquals(List.of(1000.0), asked);
