@@ -110,10 +110,10 @@ public final class ServeCommand implements Callable<Integer> {
     // loop, so a cold read or a stalled write still goes to a worker. Off by default: PUT's p99 was higher with it.
     @Option(names = "--inline-batch", defaultValue = "${env:LARDER_INLINE_BATCH:-"
             + ServerOptions.DEFAULT_INLINE_BATCH + "}",
-            description = "An event-loop iteration that read at most this many storage requests runs on the loop "
-                    + "those whose worker is idle and that cannot wait: a GET answered from memory, a PUT or DELETE "
-                    + "no write stall holds back (never with --sync); the rest go to the workers. 0 always hands "
-                    + "over (default: ${DEFAULT-VALUE}).")
+            description = "A worker's share of one event-loop iteration, up to this many storage requests, runs on "
+                    + "the loop when that worker is idle, as far as it cannot wait: GETs answered from memory, "
+                    + "PUTs and DELETEs as one write batch no write stall holds back (never with --sync); the rest "
+                    + "go to the worker. 0 always hands over (default: ${DEFAULT-VALUE}).")
     int inlineBatch;
 
     @Option(names = "--max-queue-delay", defaultValue = "${env:LARDER_MAX_QUEUE_DELAY:-off}",

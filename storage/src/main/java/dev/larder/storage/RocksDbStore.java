@@ -351,13 +351,38 @@ public final class RocksDbStore implements Store, StoreStats {
             }
             return true;
         } catch (RocksDBException e) {
-            if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
-                return false;
-            }
-            throw wrap(operation, e);
+            return stalled(operation, e);
         } finally {
             lifecycle.unlockRead(stamp);
         }
+    }
+
+    /** {@link #write} with {@code no_slowdown}: one WAL record for the whole batch, or nothing when a stall is in force. */
+    @Override
+    public boolean writeWithoutWaiting(Batch batch) {
+        if (noWaitWriteOptions == null) {
+            return false;
+        }
+        long stamp = tryEnter();
+        if (stamp == 0) {
+            return false;
+        }
+        try (WriteBatch writes = toWriteBatch(batch)) {
+            db.write(noWaitWriteOptions, writes);
+            return true;
+        } catch (RocksDBException e) {
+            return stalled("write", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /** {@code false} for the {@code Incomplete} of a no-slowdown write refused by a stall; throws anything else. */
+    private boolean stalled(String operation, RocksDBException e) {
+        if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
+            return false;
+        }
+        throw wrap(operation, e);
     }
 
     @Override
@@ -388,7 +413,18 @@ public final class RocksDbStore implements Store, StoreStats {
     @Override
     public void write(Batch batch) {
         long stamp = enter("write");
-        try (WriteBatch writes = new WriteBatch()) {
+        try (WriteBatch writes = toWriteBatch(batch)) {
+            db.write(writeOptions, writes);
+        } catch (RocksDBException e) {
+            throw wrap("write", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    private static WriteBatch toWriteBatch(Batch batch) throws RocksDBException {
+        WriteBatch writes = new WriteBatch();
+        try {
             for (Batch.Mutation m : batch.mutations()) {
                 if (m.isDelete()) {
                     writes.delete(m.key());
@@ -396,11 +432,10 @@ public final class RocksDbStore implements Store, StoreStats {
                     writes.put(m.key(), m.value());
                 }
             }
-            db.write(writeOptions, writes);
-        } catch (RocksDBException e) {
-            throw wrap("write", e);
-        } finally {
-            lifecycle.unlockRead(stamp);
+            return writes;
+        } catch (RocksDBException | RuntimeException e) {
+            writes.close();
+            throw e;
         }
     }
 

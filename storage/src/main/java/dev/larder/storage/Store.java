@@ -49,6 +49,14 @@ public interface Store extends AutoCloseable {
         return false;
     }
 
+    /**
+     * {@link #write} if it can complete without waiting, as {@link #putWithoutWaiting}: all of {@code batch} or, on
+     * {@code false}, nothing. This default never can.
+     */
+    default boolean writeWithoutWaiting(Batch batch) {
+        return false;
+    }
+
     /** Stores {@code value} under {@code key}, replacing any previous value; returns once durable per {@link StoreOptions}. */
     void put(byte[] key, byte[] value);
 

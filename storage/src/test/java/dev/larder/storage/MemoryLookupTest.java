@@ -75,6 +75,17 @@ class MemoryLookupTest {
     }
 
     @Test
+    void aBatchWithoutWaitingLandsWhole() {
+        try (RocksDbStore store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db")))) {
+            store.put(b("gone"), b("v"));
+            assertTrue(store.writeWithoutWaiting(new Batch().put(b("a"), b("1")).put(b("b"), b("2")).delete(b("gone"))));
+            assertArrayEquals(b("1"), store.get(b("a")));
+            assertArrayEquals(b("2"), store.get(b("b")));
+            assertNull(store.get(b("gone")));
+        }
+    }
+
+    @Test
     void withSyncNoWriteCompletesWithoutWaiting() {
         StoreOptions sync = new StoreOptions(dir.resolve("sync"), 8 << 20, 4 << 20, true, false, true);
         try (RocksDbStore store = RocksDbStore.open(sync)) {
@@ -82,6 +93,8 @@ class MemoryLookupTest {
             assertFalse(store.putWithoutWaiting(b("k"), b("v")), "an fsync is a wait");
             assertNull(store.get(b("k")), "a refused write wrote nothing");
             assertFalse(store.deleteWithoutWaiting(b("kept")));
+            assertFalse(store.writeWithoutWaiting(new Batch().put(b("k"), b("v")).delete(b("kept"))));
+            assertNull(store.get(b("k")), "a refused batch wrote nothing");
             assertArrayEquals(b("v"), store.get(b("kept")));
         }
     }
@@ -94,5 +107,6 @@ class MemoryLookupTest {
         assertSame(MemoryLookup.UNKNOWN, store.getFromMemory(b("k")));
         assertFalse(store.putWithoutWaiting(b("k"), b("v")));
         assertFalse(store.deleteWithoutWaiting(b("k")));
+        assertFalse(store.writeWithoutWaiting(new Batch().put(b("k"), b("v"))));
     }
 }

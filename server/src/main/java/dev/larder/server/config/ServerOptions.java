@@ -26,9 +26,9 @@ import java.util.Objects;
  * @param writeHighWaterMark outbound bytes queued on a connection above which it stops reading from it
  * @param rangeBatchBytes    bytes of range records gathered per write while streaming
  * @param limitAlgorithm     what learns the concurrency limit of {@code --rejection adaptive} (unused otherwise)
- * @param inlineBatch        an event-loop iteration that read at most this many storage requests runs each whose
- *                           worker is idle and that cannot block on the loop itself instead of handing it over;
- *                           0 = always hand over
+ * @param inlineBatch        a worker's share of one event-loop iteration, up to this many storage requests, runs
+ *                           on the loop itself when that worker is idle, as far as it cannot block (like writes as
+ *                           one batch); 0 = always hand over
  */
 public record ServerOptions(
         String host,

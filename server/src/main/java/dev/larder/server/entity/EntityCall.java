@@ -173,6 +173,44 @@ public final class EntityCall extends BatchableTask {
     }
 
     /**
+     * What an event loop may run itself of a run of like calls: consecutive PUTs and DELETEs as one storage batch
+     * that no write stall holds back and no fsync follows. GETs are not looked up together here: each is answered
+     * from memory or left for a worker on its own ({@link #executeIfQuick}).
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    protected boolean executeBatchIfQuick(List<BatchableTask> batch) {
+        if (!isWrite()) {
+            return false;
+        }
+        List<EntityCall> calls = (List<EntityCall>) (List<?>) batch;
+        Batch writes = new Batch();
+        for (EntityCall call : calls) {
+            if (call.operation == Operation.PUT) {
+                writes.put(call.key, call.value);
+            } else {
+                writes.delete(call.key);
+            }
+        }
+        long started = System.nanoTime();
+        RuntimeException failure = null;
+        try {
+            if (!server.store.writeWithoutWaiting(writes)) {
+                return false;
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        long took = System.nanoTime() - started;
+        for (EntityCall call : calls) {
+            server.observer.queueWait(started - call.queuedAt);
+            server.observer.storageCall(call.operation.meterName, took, failure == null);
+            call.connection.respond(failure == null ? call.success() : call.failure(failure), started);
+        }
+        return true;
+    }
+
+    /**
      * Runs the writes in {@code calls} (each {@link #isWrite()}, taken from one worker's queue in arrival order) as
      * one storage batch: one log append, and with {@code --sync} one fsync, for all of them. Each is answered only
      * after the whole batch is durable, so an acknowledgement means what it means for a single write. Calls already

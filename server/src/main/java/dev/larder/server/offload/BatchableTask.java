@@ -17,4 +17,32 @@ public abstract class BatchableTask extends WorkerTask {
      * each; the tasks are not claimed yet.
      */
     protected abstract void executeBatch(List<BatchableTask> batch);
+
+    /**
+     * Runs {@code batch} (as for {@link #executeBatch}) on the calling thread if it can finish without waiting, for
+     * an event loop, before any of it was handed to anyone: all of it, or none and {@code false}, every task still
+     * unclaimed.
+     */
+    final boolean runBatchIfQuick(List<BatchableTask> batch) {
+        for (BatchableTask task : batch) {
+            if (!task.claim()) {
+                throw new IllegalStateException("a task that was never handed over is claimed");
+            }
+        }
+        if (executeBatchIfQuick(batch)) {
+            return true;
+        }
+        for (BatchableTask task : batch) {
+            task.unclaim();
+        }
+        return false;
+    }
+
+    /**
+     * Does the work of {@code batch}, claimed by the caller, and answers each, if that needs no waiting; otherwise
+     * does nothing and returns {@code false}. This default never can.
+     */
+    protected boolean executeBatchIfQuick(List<BatchableTask> batch) {
+        return false;
+    }
 }

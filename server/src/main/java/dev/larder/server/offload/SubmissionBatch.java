@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
-import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 
 /**
  * Storage work that one event loop produced during one iteration, handed to the workers when the iteration ends
@@ -13,17 +13,22 @@ import java.util.function.BiPredicate;
  * means a parked worker is woken once and finds a run of tasks (which it can apply as one write batch) rather than
  * being woken, and switched to, for each. Confined to its event loop's thread.
  *
- * <p>An iteration that read only a few requests (at most {@code inlineBatch}) is a loop that is not busy: each of
- * those whose worker is idle runs here instead, because waking the worker and being woken by its answer costs two
- * context switches per request and the worker would start it no sooner. Under load the iterations read more and
- * everything is handed over, so the workers keep batching and keep slow calls off the loop.
+ * <p>A worker's share of an iteration (at most {@code inlineBatch} tasks) runs here instead when that worker is
+ * idle, grouped as the worker would group it ({@link QuickRun}): waking the worker and being woken by its answer
+ * costs two context switches per share and the worker would start it no sooner. Only what cannot wait runs here
+ * (memory reads, writes no stall holds back, never an fsync); the rest, and every share of a busy worker, is handed
+ * over, so slow calls stay off the loop.
  */
 final class SubmissionBatch implements Runnable {
 
     private final SingleThreadEventLoop loop;
     private final BiConsumer<Worker, WorkerTask> submitQuietly;
     private final int inlineBatch;
-    private final BiPredicate<Worker, WorkerTask> runIfIdle;
+    private final Predicate<Worker> mayRunInPlaceOf;
+    private final Runnable ranOnLoop;
+    private final QuickRun quickRun = new QuickRun();
+    private final List<WorkerTask> share = new ArrayList<>();
+    private final List<WorkerTask> left = new ArrayList<>();
     private List<Worker> workers = new ArrayList<>();
     private List<WorkerTask> tasks = new ArrayList<>();
     private List<Worker> spareWorkers = new ArrayList<>();
@@ -32,15 +37,16 @@ final class SubmissionBatch implements Runnable {
 
     /**
      * {@code submitQuietly} hands one task over without waking its worker; the batch wakes each worker once, after
-     * its whole share is queued. {@code runIfIdle} runs a task on the calling thread if its worker has nothing queued
-     * or running, and says whether it did.
+     * its whole share is queued. {@code mayRunInPlaceOf} says whether a worker has nothing queued or running (and
+     * is not shutting down), so that its share may run here; {@code ranOnLoop} is told of each task that did.
      */
     SubmissionBatch(SingleThreadEventLoop loop, BiConsumer<Worker, WorkerTask> submitQuietly, int inlineBatch,
-                    BiPredicate<Worker, WorkerTask> runIfIdle) {
+                    Predicate<Worker> mayRunInPlaceOf, Runnable ranOnLoop) {
         this.loop = loop;
         this.submitQuietly = submitQuietly;
         this.inlineBatch = inlineBatch;
-        this.runIfIdle = runIfIdle;
+        this.mayRunInPlaceOf = mayRunInPlaceOf;
+        this.ranOnLoop = ranOnLoop;
     }
 
     boolean onItsLoop() {
@@ -70,36 +76,18 @@ final class SubmissionBatch implements Runnable {
     @Override
     public void run() {
         scheduled = false;
-        // Handing a task over can answer at once (a 503 from a full queue), which starts the connection's next
-        // pipelined request and adds it here: new additions go to fresh lists and a new run.
+        // Running or handing a task over can answer at once (a 503 from a full queue), which starts the connection's
+        // next pipelined request and adds it here: new additions go to fresh lists and a new run.
         List<Worker> workers = this.workers;
         List<WorkerTask> tasks = this.tasks;
         this.workers = spareWorkers;
         this.tasks = spareTasks;
         try {
-            // Worker by worker: its whole share queued quietly, then one wake-up.
             int n = tasks.size();
-            if (n <= inlineBatch) {
-                for (int i = 0; i < n; i++) {
-                    if (runIfIdle.test(workers.get(i), tasks.get(i))) {
-                        workers.set(i, null);
-                    }
-                }
-            }
             for (int i = 0; i < n; i++) {
                 Worker worker = workers.get(i);
-                if (worker == null) {
-                    continue;
-                }
-                try {
-                    for (int j = i; j < n; j++) {
-                        if (workers.get(j) == worker) {
-                            submitQuietly.accept(worker, tasks.get(j));
-                            workers.set(j, null);
-                        }
-                    }
-                } finally {
-                    worker.wakeIfWaiting();
+                if (worker != null) {
+                    serveShare(worker, workers, tasks, i);
                 }
             }
         } finally {
@@ -107,6 +95,35 @@ final class SubmissionBatch implements Runnable {
             tasks.clear();
             spareWorkers = workers;
             spareTasks = tasks;
+        }
+    }
+
+    /** {@code worker}'s whole share, from index {@code from} on: run here if it may, else queued quietly, one wake-up. */
+    private void serveShare(Worker worker, List<Worker> workers, List<WorkerTask> tasks, int from) {
+        share.clear();
+        for (int j = from; j < tasks.size(); j++) {
+            if (workers.get(j) == worker) {
+                share.add(tasks.get(j));
+                workers.set(j, null);
+            }
+        }
+        List<WorkerTask> handOver = share;
+        if (share.size() <= inlineBatch && mayRunInPlaceOf.test(worker)) {
+            int ran = quickRun.run(share, left);
+            for (int k = 0; k < ran; k++) {
+                ranOnLoop.run();
+            }
+            handOver = left;
+        }
+        if (handOver.isEmpty()) {
+            return;
+        }
+        try {
+            for (WorkerTask task : handOver) {
+                submitQuietly.accept(worker, task);
+            }
+        } finally {
+            worker.wakeIfWaiting();
         }
     }
 }

@@ -54,7 +54,7 @@ final class WorkerPool implements Offload {
         SubmissionBatch batch = null;
         if (ThreadExecutorMap.currentExecutor() instanceof SingleThreadEventLoop loop) {
             batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitQuietly, inlineBatch,
-                    this::runIfIdle));
+                    this::mayRunInPlaceOf, observer::ranOnEventLoop));
         }
         return new WorkerLane((Worker) group.next(), batch);
     }
@@ -74,16 +74,12 @@ final class WorkerPool implements Offload {
     }
 
     /**
-     * Runs {@code task} on the calling event loop when its worker has nothing queued or running and the task can
-     * finish without waiting ({@link WorkerTask#runIfQuick()}); a connection has one request at a worker at a time,
-     * so its order is kept. {@code false}: hand it over as usual.
+     * Whether a share of work for {@code worker} may run on the calling event loop instead: the worker has nothing
+     * queued or running, so it would start the share no sooner, and a connection has one request at a worker at a
+     * time, so its order is kept.
      */
-    private boolean runIfIdle(Worker worker, WorkerTask task) {
-        if (refusing(worker) || !worker.idle() || !task.runIfQuick()) {
-            return false;
-        }
-        observer.ranOnEventLoop();
-        return true;
+    private boolean mayRunInPlaceOf(Worker worker) {
+        return !refusing(worker) && worker.idle();
     }
 
     /** Draining or the worker shutting down: no new task is handed to it, nor run in its place. */

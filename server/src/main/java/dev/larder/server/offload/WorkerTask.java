@@ -34,9 +34,16 @@ public abstract class WorkerTask implements Runnable {
         if (executeIfQuick()) {
             return true;
         }
-        // Nobody else has seen the task yet (it was never queued), so giving the claim back races with no one.
-        claimed = 0;
+        unclaim();
         return false;
+    }
+
+    /**
+     * Gives back a claim taken on a task nobody else has seen yet (it was never queued), so it races with no one;
+     * for the quick paths that claimed it, found it cannot finish without waiting, and leave it to be handed over.
+     */
+    final void unclaim() {
+        claimed = 0;
     }
 
     /**
