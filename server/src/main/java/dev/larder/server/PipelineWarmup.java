@@ -26,8 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * flight each send a mix of PUTs and GETs, some written in fragments: that is how real clients arrive (one request
  * per read, kinds mixed in a worker's batch, a request now and then split across reads), and a path the profile
  * never saw is one C2 compiles away and later deoptimises, in the middle of a benchmark's workload switch
- * (docs/performance.md, session 8). The header blocks vary the way real clients' do, and when given an admin
- * listener it is warmed between the rounds too (session 12).
+ * (docs/performance.md, session 8). The header blocks vary the way real clients' do, one of those connections is
+ * replaced by a new one every round (session 16), and when given an admin listener it is warmed between the rounds
+ * too (session 12).
  */
 public final class PipelineWarmup {
 
@@ -139,6 +140,13 @@ public final class PipelineWarmup {
                     sent++;
                 }
                 sent += shapedRound(shaped, shapedRound);
+                // Clients come and go: one shaped connection closes and a new one opens each round, so the event
+                // loop's completion handling is compiled with accepts and closes among its reads and writes. Without
+                // it, the 64 connections a benchmark opens deoptimised that code the moment they arrived
+                // (docs/performance.md, session 16).
+                int retired = shapedRound % shaped.size();
+                shaped.get(retired).close();
+                shaped.set(retired, Connection.open(address));
                 if (adminConnection != null) {
                     Step probe = new Step(get(adminPaths.get(shapedRound % adminPaths.size()),
                             HEADER_SHAPES[shapedRound % HEADER_SHAPES.length]), 200);

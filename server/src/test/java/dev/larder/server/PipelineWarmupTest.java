@@ -54,6 +54,34 @@ class PipelineWarmupTest {
     }
 
     @Test
+    void connectionsComeAndGoThroughoutTheWarmup() throws Exception {
+        AtomicLong opened = new AtomicLong();
+        AtomicLong closed = new AtomicLong();
+        ServerObserver connections = new ServerObserver() {
+            @Override
+            public void connectionOpened() {
+                opened.incrementAndGet();
+            }
+
+            @Override
+            public void connectionClosed() {
+                closed.incrementAndGet();
+            }
+        };
+        try (TestServer server = new TestServer(dir.resolve("churn"), o -> o, s -> s, connections)) {
+            long sent = new PipelineWarmup(server.address()).run(2_000);
+            // One pipelined connection and 8 shaped ones, plus one new connection per round of about 152 requests.
+            long rounds = sent / 152;
+            assertTrue(opened.get() >= 9 + rounds - 1, "opened " + opened.get() + " for " + sent + " requests");
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (closed.get() < opened.get() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(opened.get(), closed.get(), "every warm-up connection was closed");
+        }
+    }
+
+    @Test
     void anAdminListenerIsWarmedBetweenTheRoundsOnEveryPathItIsGiven() throws Exception {
         AtomicLong live = new AtomicLong();
         AtomicLong ready = new AtomicLong();

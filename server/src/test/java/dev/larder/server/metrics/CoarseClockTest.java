@@ -24,7 +24,25 @@ class CoarseClockTest {
     }
 
     @Test
-    void resolutionMustBePositive() {
+    void aFastForwardedClocksWallTimeRunsThatManyTimesFasterAndItsMonotonicTimeDoesNot() throws InterruptedException {
+        try (CoarseClock clock = CoarseClock.fastForward(Duration.ofMillis(5), 64)) {
+            Thread.sleep(20);
+            long wall0 = clock.wallTime();
+            long mono0 = clock.monotonicTime();
+            long real0 = System.currentTimeMillis();
+            Thread.sleep(300);
+            long wall = clock.wallTime() - wall0;
+            long mono = clock.monotonicTime() - mono0;
+            long real = System.currentTimeMillis() - real0;
+            // Each wall-time reading may be one resolution (5 ms of real time) stale; 20 ms of slack each way.
+            assertTrue(wall >= 64 * (real - 20) && wall <= 64 * (real + 20), "wall " + wall + " ms in " + real + " ms");
+            assertTrue(Math.abs(mono / 1_000_000 - real) < 50, "monotonic " + mono / 1_000_000 + " ms in " + real);
+        }
+    }
+
+    @Test
+    void resolutionAndSpeedMustBePositive() {
         assertThrows(IllegalArgumentException.class, () -> new CoarseClock(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> CoarseClock.fastForward(Duration.ofMillis(5), 0));
     }
 }
