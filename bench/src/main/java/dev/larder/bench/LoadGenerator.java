@@ -199,6 +199,10 @@ final class LoadGenerator {
                     + (lastCause == null ? "timed out" : lastCause.getMessage()), lastCause);
         }
 
+        // What earlier runs of this process left in the young generation would otherwise be copied by the first
+        // young collection inside this one: against nginx a 16-27 ms pause of the generator, seen as a p99 spike in
+        // that second (docs/performance.md, session 16). Collected here, before the schedule starts.
+        System.gc();
         long t0 = System.nanoTime() + START_DELAY_NANOS;
         long[] starts = new long[phases.size() + 1];
         double[] intervals = new double[phases.size()];

@@ -2,9 +2,11 @@ package dev.larder.bench;
 
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs steps of the tail benchmark (PUT, GET or the mix, each at a rate for a while) one after another in one
@@ -40,8 +42,22 @@ final class TailSession {
         return run(url, label, encoder, cursor, List.of(new Step(op.name(), op, 0, duration, true))).get(0);
     }
 
+    /**
+     * What {@link #runPhases} measured.
+     *
+     * @param results      one per measured step, in order
+     * @param measuredFrom when the first measured step started (wall clock)
+     */
+    record Measured(List<RunResult> results, Instant measuredFrom) {
+    }
+
     /** Runs the steps on one set of connections; one result per measured step, in order. */
     List<RunResult> run(URI url, String label, RequestEncoder encoder, AtomicLong cursor, List<Step> steps) {
+        return runPhases(url, label, encoder, cursor, steps).results();
+    }
+
+    /** {@link #run}, and when the first measured step started (unmeasured steps may come before it). */
+    Measured runPhases(URI url, String label, RequestEncoder encoder, AtomicLong cursor, List<Step> steps) {
         if (zipfian == null && options.workload().distribution() == KeyDistribution.ZIPFIAN) {
             zipfian = new Zipfian(options.workload().keys(), Zipfian.THETA);
         }
@@ -58,7 +74,10 @@ final class TailSession {
         }
         LoadGenerator.Plan plan = new LoadGenerator.Plan(url, options.connections(), options.threads(),
                 options.timeout(), tail.slo().thresholdMicros(), phases);
-        LoadGenerator.Outcome outcome = LoadGenerator.run(plan, null);
+        AtomicReference<Instant> measuredFrom = new AtomicReference<>();
+        // Called before the schedule starts: its start is that far ahead of now.
+        LoadGenerator.Outcome outcome = LoadGenerator.run(plan, (start, end) ->
+                measuredFrom.set(Instant.now().plusNanos(start - System.nanoTime())));
         List<RunResult> results = new ArrayList<>();
         int w = 0;
         for (Step s : steps) {
@@ -67,7 +86,7 @@ final class TailSession {
                         options.connections(), outcome.windows().get(w++), List.of()));
             }
         }
-        return results;
+        return new Measured(results, measuredFrom.get());
     }
 
     // Reads go to keys that exist: uniform over the ids written so far unless zipfian over --keys was asked for.

@@ -85,9 +85,11 @@ class TailBenchTest {
             assertTrue(summary.contains("\"switch_cost_seconds\": "), summary);
             assertTrue(summary.contains("\"timeline\": {"), summary);
             assertTrue(summary.contains("\"sustainable\": ["), summary);
-            // The phases' wall-clock origin comes after the warm-up (300 ms) and both capacity runs (700 ms each).
-            assertTrue(!r.phasesStarted().isBefore(r.started().plusMillis(1700)),
+            // The phases' wall-clock origin comes after the warm-up (300 ms), both capacity runs (700 ms each) and the
+            // unmeasured lead-in of the phases' session.
+            assertTrue(!r.phasesStarted().isBefore(r.started().plusMillis(1700).plus(TailBench.LEAD_IN)),
                     r.started() + " " + r.phasesStarted());
+            assertTrue(t.contains("lead-in at the first phase's rate"), t);
             assertTrue(summary.contains("\"phases_started\": \"" + r.phasesStarted() + "\""), summary);
             assertTrue(summary.contains("\"started\": \"" + r.phasesStarted().plusSeconds(4) + "\""),
                     "the fifth phase's wall-clock start: " + summary);
