@@ -184,14 +184,7 @@ public final class EntityCall extends BatchableTask {
             return false;
         }
         List<EntityCall> calls = (List<EntityCall>) (List<?>) batch;
-        Batch writes = new Batch();
-        for (EntityCall call : calls) {
-            if (call.operation == Operation.PUT) {
-                writes.put(call.key, call.value);
-            } else {
-                writes.delete(call.key);
-            }
-        }
+        Batch writes = toBatch(calls);
         long started = System.nanoTime();
         RuntimeException failure = null;
         try {
@@ -201,12 +194,11 @@ public final class EntityCall extends BatchableTask {
         } catch (RuntimeException e) {
             failure = e;
         }
-        long took = System.nanoTime() - started;
         for (EntityCall call : calls) {
+            // A worker records this when it takes the call (expired); these were never queued at a worker.
             server.observer.queueWait(started - call.queuedAt);
-            server.observer.storageCall(call.operation.meterName, took, failure == null);
-            call.connection.respond(failure == null ? call.success() : call.failure(failure), started);
         }
+        answerWrites(calls, started, failure);
         return true;
     }
 
@@ -222,23 +214,34 @@ public final class EntityCall extends BatchableTask {
     }
 
     private static void writeAll(List<EntityCall> claimed, long started) {
+        Batch batch = toBatch(claimed);
+        RuntimeException failure = null;
+        try {
+            claimed.get(0).server.store.write(batch);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        answerWrites(claimed, started, failure);
+    }
+
+    /** The storage batch of {@code calls}, each a PUT or DELETE, in their order. */
+    private static Batch toBatch(List<EntityCall> calls) {
         Batch batch = new Batch();
-        for (EntityCall call : claimed) {
+        for (EntityCall call : calls) {
             if (call.operation == Operation.PUT) {
                 batch.put(call.key, call.value);
             } else {
                 batch.delete(call.key);
             }
         }
-        ServerContext server = claimed.get(0).server;
-        RuntimeException failure = null;
-        try {
-            server.store.write(batch);
-        } catch (RuntimeException e) {
-            failure = e;
-        }
+        return batch;
+    }
+
+    /** Answers each of {@code calls}, written together from {@code started} until now: success or {@code failure}. */
+    private static void answerWrites(List<EntityCall> calls, long started, RuntimeException failure) {
         long took = System.nanoTime() - started;
-        for (EntityCall call : claimed) {
+        ServerContext server = calls.get(0).server;
+        for (EntityCall call : calls) {
             server.observer.storageCall(call.operation.meterName, took, failure == null);
             call.connection.respond(failure == null ? call.success() : call.failure(failure), started);
         }
