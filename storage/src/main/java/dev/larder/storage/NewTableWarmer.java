@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +17,8 @@ import org.rocksdb.CompactionJobInfo;
 import org.rocksdb.FlushJobInfo;
 import org.rocksdb.RocksDB;
 import org.rocksdb.Status;
+import org.rocksdb.TableFileCreationInfo;
+import org.rocksdb.TableFileCreationReason;
 import org.rocksdb.TableProperties;
 
 /**
@@ -29,12 +33,18 @@ import org.rocksdb.TableProperties;
  * neither; this does both by reading each new file once, whole, right after it was written (its pages are still in
  * memory: no disk reads).
  *
- * <p>The reading happens on a thread of its own, never on RocksDB's: a flush thread busy warming would hold up the
- * next flush, and writers stall when memtables cannot be flushed. With {@code lowPriority} that thread runs at nice
- * 19, like the flushes and compactions, so it only uses CPU the foreground leaves idle; when the priority cannot be
- * lowered nothing is warmed, rather than compete with the event loops. If it falls behind, older files are dropped
- * (a later compaction has usually replaced them). Outputs larger than {@code budgetBytes} (uncompressed) are left
- * alone: warming them would evict blocks that are in use.
+ * <p>A compaction's output files are read on the compaction's own thread, as each one is finished and before the
+ * compaction installs them, so lookups move from the old files' cached blocks to the new files' cached blocks at
+ * once. Read after the installation, they were cold for as long as the warming took: at a full core, with the reading
+ * at nice 19, that was seconds, and a phase at 75% of capacity with every GET missing once fell behind by 150-700 ms
+ * (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile, so from half of
+ * RocksDB's write-slowdown trigger on ({@link Level0Files}) its outputs are read after installation instead; holding
+ * up a flush would stall writers once the memtables are full, so a flush's output is read after it, on a thread of
+ * its own.
+ * With {@code lowPriority} that thread runs at nice 19, like the flushes and compactions, so it only uses CPU the
+ * foreground leaves idle; when the priority cannot be lowered nothing is warmed, rather than compete with the event
+ * loops. If it falls behind, older files are dropped (a later compaction has usually replaced them). Outputs larger
+ * than {@code budgetBytes} (uncompressed) are left alone: warming them would evict blocks that are in use.
  */
 final class NewTableWarmer extends AbstractEventListener {
 
@@ -50,13 +60,23 @@ final class NewTableWarmer extends AbstractEventListener {
     private final boolean lowPriority;
     private final AtomicLong warmedJobs = new AtomicLong();
     private final AtomicLong skippedJobs = new AtomicLong();
+    /** A compaction's output files read before it installed them, until {@link #onCompactionCompleted} sees them. */
+    private final Set<String> warmedBeforeInstall = ConcurrentHashMap.newKeySet();
+    private final AtomicLong filesWarmedBeforeInstall = new AtomicLong();
+    private final Level0Files level0;
     private final ThreadPoolExecutor thread;
     private volatile CacheFiller filler;
     private volatile boolean unavailable;
 
-    NewTableWarmer(long budgetBytes, boolean lowPriority) {
-        super(EnabledEventCallback.ON_FLUSH_COMPLETED, EnabledEventCallback.ON_COMPACTION_COMPLETED);
+    /**
+     * {@code level0SlowdownTrigger}: RocksDB's {@code level0_slowdown_writes_trigger}; from half that many level-0
+     * files on, compaction outputs are read after installation instead, so compactions are not held up.
+     */
+    NewTableWarmer(long budgetBytes, boolean lowPriority, int level0SlowdownTrigger) {
+        super(EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_FLUSH_COMPLETED,
+                EnabledEventCallback.ON_COMPACTION_COMPLETED);
         this.budgetBytes = budgetBytes;
+        this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2));
         this.lowPriority = lowPriority;
         this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), runnable -> {
             Thread t = new Thread(runnable, THREAD_NAME);
@@ -85,20 +105,46 @@ final class NewTableWarmer extends AbstractEventListener {
 
     @Override
     public void onFlushCompleted(RocksDB db, FlushJobInfo info) {
+        level0.flushed(info.getFilePath());
         TableProperties table = info.getTableProperties();
         submit(List.of(info.getFilePath()), table == null ? 0 : table.getRawKeySize() + table.getRawValueSize());
     }
 
+    /**
+     * Called on the compaction's thread when it has finished writing one output file, before the compaction installs
+     * it: reads the file into the cache there and then (see the class comment).
+     */
+    @Override
+    public void onTableFileCreated(TableFileCreationInfo info) {
+        CacheFiller current = filler;
+        TableProperties table = info.getTableProperties();
+        if (info.getReason() != TableFileCreationReason.COMPACTION || current == null || unavailable
+                || info.getStatus().getCode() != Status.Code.Ok || info.getFileSize() == 0 || table == null
+                || table.getRawKeySize() + table.getRawValueSize() > budgetBytes || level0.crowded()) {
+            return;
+        }
+        if (current.fill(List.of(info.getFilePath()))) {
+            warmedBeforeInstall.add(info.getFilePath());
+            filesWarmedBeforeInstall.incrementAndGet();
+        }
+    }
+
     @Override
     public void onCompactionCompleted(RocksDB db, CompactionJobInfo info) {
+        List<String> cold = info.outputFiles().stream().filter(file -> !warmedBeforeInstall.remove(file)).toList();
         if (info.status().getCode() != Status.Code.Ok) {
+            return;
+        }
+        level0.compacted(info.inputFiles(), info.outputFiles(), info.outputLevel());
+        if (cold.isEmpty() && !info.outputFiles().isEmpty()) {
+            warmedJobs.incrementAndGet();
             return;
         }
         long rawBytes = 0;
         for (TableProperties table : info.tableProperties().values()) {
             rawBytes += table.getRawKeySize() + table.getRawValueSize();
         }
-        submit(info.outputFiles(), rawBytes);
+        submit(cold, rawBytes);
     }
 
     private void submit(List<String> files, long rawBytes) {
@@ -144,6 +190,11 @@ final class NewTableWarmer extends AbstractEventListener {
     /** Flushes and compactions whose output was read into the cache. */
     long warmedJobs() {
         return warmedJobs.get();
+    }
+
+    /** Compaction output files read into the cache before the compaction installed them. */
+    long filesWarmedBeforeInstall() {
+        return filesWarmedBeforeInstall.get();
     }
 
     /** Flushes and compactions whose output was larger than the budget. */

@@ -119,7 +119,8 @@ public final class RocksDbStore implements Store, StoreStats {
         }
         // Half the block cache at most, so warming one compaction's output never evicts most of what is in use.
         warmer = storeOptions.warmNewTables()
-                ? new NewTableWarmer(storeOptions.blockCacheBytes() / 2, storeOptions.yieldingBackground()) : null;
+                ? new NewTableWarmer(storeOptions.blockCacheBytes() / 2, storeOptions.yieldingBackground(),
+                        options.level0SlowdownWritesTrigger()) : null;
         if (warmer != null) {
             options.setListeners(List.of(warmer));
         }
@@ -200,10 +201,13 @@ public final class RocksDbStore implements Store, StoreStats {
         }
     }
 
-    /** Flushes and compactions whose output was read into the block cache, and those too large for it. */
+    /**
+     * Flushes and compactions whose output was read into the block cache, those too large for it, and the compaction
+     * output files among them that were read before the compaction installed them.
+     */
     long[] tableWarmups() {
-        return warmer == null ? new long[] {0, 0}
-                : new long[] {warmer.warmedJobs(), warmer.skippedJobs()};
+        return warmer == null ? new long[] {0, 0, 0}
+                : new long[] {warmer.warmedJobs(), warmer.skippedJobs(), warmer.filesWarmedBeforeInstall()};
     }
 
     /**
