@@ -166,6 +166,33 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void writesGoOnWithoutWaitingWhileFullMemtablesWaitForTheirFlush() {
+        store.close();
+        int bufferBytes = 64 << 10;
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("lagging-flush"), 8 << 20, 0, false, true, true,
+                bufferBytes, false));
+        byte[] value = new byte[1024];
+        store.pauseBackgroundWork(true);
+        int written = 0;
+        try {
+            // Two memtables' worth with no flush running: with RocksDB's default of one waiting memtable writes
+            // stopped after 110 of these (the memtable counts its arena, not only the data); the third full one
+            // would slow writes down, at about 165.
+            int target = bufferBytes * 2 / value.length;
+            while (written < target
+                    && store.writeWithoutWaiting(new Batch().put(b(String.format("key%06d", written)), value))) {
+                written++;
+            }
+            assertEquals(target, written, "a write was refused by a stall after " + written + " of " + target);
+        } finally {
+            store.pauseBackgroundWork(false);
+        }
+        for (int i = 0; i < written; i++) {
+            assertArrayEquals(value, store.get(b(String.format("key%06d", i))));
+        }
+    }
+
+    @Test
     void batchAppliesPutsAndDeletesInOrderAndSurvivesReopen() {
         store.put(b("gone"), b("old"));
         store.write(new Batch().put(b("a"), b("1")).put(b("b"), new byte[0]).delete(b("gone"))
