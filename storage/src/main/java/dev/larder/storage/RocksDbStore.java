@@ -208,8 +208,8 @@ public final class RocksDbStore implements Store, StoreStats {
     }
 
     /**
-     * Flushes and compactions whose output was read into the block cache, those too large for it, and the compaction
-     * output files among them that were read before the compaction installed them.
+     * Flushes and compactions whose output was read into the block cache, those too large for it, and the output
+     * files among them that were read before their job installed them.
      */
     long[] tableWarmups() {
         return warmer == null ? new long[] {0, 0, 0}
