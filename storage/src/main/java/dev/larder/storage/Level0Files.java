@@ -1,6 +1,5 @@
 package dev.larder.storage;
 
-import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,17 +25,17 @@ final class Level0Files {
 
     /** A flush wrote {@code file} to level 0. */
     void flushed(String file) {
-        names.add(nameOf(file));
+        names.add(NewTableWarmer.nameOf(file));
     }
 
     /** A compaction read {@code inputs} (of any level) and wrote {@code outputs} to {@code outputLevel}. */
     void compacted(Collection<String> inputs, Collection<String> outputs, int outputLevel) {
         for (String input : inputs) {
-            names.remove(nameOf(input));
+            names.remove(NewTableWarmer.nameOf(input));
         }
         if (outputLevel == 0) {
             for (String output : outputs) {
-                names.add(nameOf(output));
+                names.add(NewTableWarmer.nameOf(output));
             }
         }
     }
@@ -47,10 +46,5 @@ final class Level0Files {
 
     boolean crowded() {
         return names.size() >= crowdedAt;
-    }
-
-    // Events name a file by its full path or by the database directory and its name; the name alone is unique.
-    private static String nameOf(String file) {
-        return Path.of(file).getFileName().toString();
     }
 }

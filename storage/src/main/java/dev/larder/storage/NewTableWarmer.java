@@ -60,7 +60,7 @@ final class NewTableWarmer extends AbstractEventListener {
     private final boolean lowPriority;
     private final AtomicLong warmedJobs = new AtomicLong();
     private final AtomicLong skippedJobs = new AtomicLong();
-    /** Output files read before their job installed them, until its completion event sees them. */
+    /** Names of output files read before their job installed them, until its completion event sees them. */
     private final Set<String> warmedBeforeInstall = ConcurrentHashMap.newKeySet();
     /** Flush jobs whose file is read before they install it (no other full memtable was waiting when they began). */
     private final Set<Integer> flushesToWarmFirst = ConcurrentHashMap.newKeySet();
@@ -125,7 +125,7 @@ final class NewTableWarmer extends AbstractEventListener {
     public void onFlushCompleted(RocksDB db, FlushJobInfo info) {
         level0.flushed(info.getFilePath());
         flushesToWarmFirst.remove(info.getJobId());
-        if (warmedBeforeInstall.remove(info.getFilePath())) {
+        if (warmedBeforeInstall.remove(nameOf(info.getFilePath()))) {
             warmedJobs.incrementAndGet();
             return;
         }
@@ -152,14 +152,15 @@ final class NewTableWarmer extends AbstractEventListener {
             return;
         }
         if (current.fill(List.of(info.getFilePath()))) {
-            warmedBeforeInstall.add(info.getFilePath());
+            warmedBeforeInstall.add(nameOf(info.getFilePath()));
             filesWarmedBeforeInstall.incrementAndGet();
         }
     }
 
     @Override
     public void onCompactionCompleted(RocksDB db, CompactionJobInfo info) {
-        List<String> cold = info.outputFiles().stream().filter(file -> !warmedBeforeInstall.remove(file)).toList();
+        List<String> cold = info.outputFiles().stream()
+                .filter(file -> !warmedBeforeInstall.remove(nameOf(file))).toList();
         if (info.status().getCode() != Status.Code.Ok) {
             return;
         }
@@ -173,6 +174,11 @@ final class NewTableWarmer extends AbstractEventListener {
             rawBytes += table.getRawKeySize() + table.getRawValueSize();
         }
         submit(cold, rawBytes);
+    }
+
+    // Events name a file by its full path or by the database directory and its name; the name alone is unique.
+    static String nameOf(String file) {
+        return Path.of(file).getFileName().toString();
     }
 
     private void submit(List<String> files, long rawBytes) {
