@@ -109,7 +109,7 @@ public final class RocksDbStore implements Store, StoreStats {
                 // Up to three full memtables may wait for their flush (RocksDB's default is one). A flush at nice 19
                 // on a busy core takes 5-11 s, about as long as 64 MiB of PUTs at 70k/s take to fill the next one,
                 // and with one waiting RocksDB stopped every write until the flush was done: each stop was a second
-                // at p99 40-80 ms in the write phases (docs/performance.md, "Session 17"). The memtables' memory
+                // at p99 43-205 ms in the write phases (docs/performance.md, "Session 17"). The memtables' memory
                 // goes up to four times --write-buffer only while flushes lag behind.
                 .setMaxWriteBufferNumber(4)
                 .setBytesPerSync(1 << 20)
