@@ -16,9 +16,9 @@ import org.rocksdb.AbstractEventListener;
 import org.rocksdb.CompactionJobInfo;
 import org.rocksdb.FlushJobInfo;
 import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
 import org.rocksdb.Status;
 import org.rocksdb.TableFileCreationInfo;
+import org.rocksdb.TableFileCreationReason;
 import org.rocksdb.TableProperties;
 
 /**
@@ -33,16 +33,16 @@ import org.rocksdb.TableProperties;
  * neither; this does both by reading each new file once, whole, right after it was written (its pages are still in
  * memory: no disk reads).
  *
- * <p>A new file is read on the flush's or compaction's own thread, as soon as it is finished and before the job
- * installs it, so lookups move from the memtable's or the old files' cached blocks to the new file's cached blocks at
- * once. Read after the installation, it was cold for as long as the warming took: at a full core, with the reading
+ * <p>A compaction's output files are read on the compaction's own thread, as each one is finished and before the
+ * compaction installs them, so lookups move from the old files' cached blocks to the new files' cached blocks at
+ * once. Read after the installation, they were cold for as long as the warming took: at a full core, with the reading
  * at nice 19, that was seconds, and a phase at 75% of capacity with every GET missing once fell behind by 150-700 ms
- * (docs/performance.md, "Session 17"). Holding a job up has a price, so it is only done while it is cheap: a flush's
- * file only when no other full memtable waits behind it (writers stop when too many do), a compaction's only while
- * level 0 holds fewer than half the files of RocksDB's write-slowdown trigger ({@link Level0Files}: level-0 files
- * pile up while a compaction is held). Otherwise the file is read after installation, on a thread of its own. With
- * {@code lowPriority} that thread runs at nice 19, like the flushes and compactions, so it only uses CPU the
- * foreground leaves idle; when the priority cannot be lowered nothing is warmed, rather than compete with the event
+ * (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile, so from half of
+ * RocksDB's write-slowdown trigger on ({@link Level0Files}) its outputs are read after installation instead. A
+ * flush's file is always read after it, on a thread of its own: a flush held up lets the next memtable fill, and
+ * RocksDB stops writes when a second one waits. With {@code lowPriority} that thread runs at nice 19, like the
+ * flushes and compactions, so it only uses CPU the foreground leaves idle; when the priority cannot be lowered
+ * nothing is warmed, rather than compete with the event
  * loops. If it falls behind, older files are dropped (a later compaction has usually replaced them). Outputs larger
  * than {@code budgetBytes} (uncompressed) are left alone: warming them would evict blocks that are in use.
  */
@@ -62,8 +62,6 @@ final class NewTableWarmer extends AbstractEventListener {
     private final AtomicLong skippedJobs = new AtomicLong();
     /** Names of output files read before their job installed them, until its completion event sees them. */
     private final Set<String> warmedBeforeInstall = ConcurrentHashMap.newKeySet();
-    /** Flush jobs whose file is read before they install it (no other full memtable was waiting when they began). */
-    private final Set<Integer> flushesToWarmFirst = ConcurrentHashMap.newKeySet();
     private final AtomicLong filesWarmedBeforeInstall = new AtomicLong();
     private final Level0Files level0;
     private final ThreadPoolExecutor thread;
@@ -75,8 +73,8 @@ final class NewTableWarmer extends AbstractEventListener {
      * files on, compaction outputs are read after installation instead, so compactions are not held up.
      */
     NewTableWarmer(long budgetBytes, boolean lowPriority, int level0SlowdownTrigger) {
-        super(EnabledEventCallback.ON_FLUSH_BEGIN, EnabledEventCallback.ON_TABLE_FILE_CREATED,
-                EnabledEventCallback.ON_FLUSH_COMPLETED, EnabledEventCallback.ON_COMPACTION_COMPLETED);
+        super(EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_FLUSH_COMPLETED,
+                EnabledEventCallback.ON_COMPACTION_COMPLETED);
         this.budgetBytes = budgetBytes;
         this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2));
         this.lowPriority = lowPriority;
@@ -105,47 +103,23 @@ final class NewTableWarmer extends AbstractEventListener {
         this.filler = filler;
     }
 
-    /** RocksDB calls this without holding its mutex, so asking the database here cannot deadlock. */
-    @Override
-    public void onFlushBegin(RocksDB db, FlushJobInfo info) {
-        if (filler == null || unavailable) {
-            return;
-        }
-        try {
-            // The memtables this flush writes count as waiting until it has installed its file.
-            if (db.getLongProperty("rocksdb.num-immutable-mem-table") <= 1) {
-                flushesToWarmFirst.add(info.getJobId());
-            }
-        } catch (RocksDBException e) {
-            // Not known: read it afterwards, as when memtables wait.
-        }
-    }
-
     @Override
     public void onFlushCompleted(RocksDB db, FlushJobInfo info) {
         level0.flushed(info.getFilePath());
-        flushesToWarmFirst.remove(info.getJobId());
-        if (warmedBeforeInstall.remove(nameOf(info.getFilePath()))) {
-            warmedJobs.incrementAndGet();
-            return;
-        }
         TableProperties table = info.getTableProperties();
         submit(List.of(info.getFilePath()), table == null ? 0 : table.getRawKeySize() + table.getRawValueSize());
     }
 
     /**
      * Called on the flush's or compaction's thread when it has finished writing one output file, before the job
-     * installs it: reads the file into the cache there and then, when holding the job up is cheap (class comment).
+     * installs it: reads a compaction's file into the cache there and then, while holding it up is cheap (class
+     * comment).
      */
     @Override
     public void onTableFileCreated(TableFileCreationInfo info) {
         CacheFiller current = filler;
         TableProperties table = info.getTableProperties();
-        boolean holdable = switch (info.getReason()) {
-            case FLUSH -> flushesToWarmFirst.remove(info.getJobId());
-            case COMPACTION -> !level0.crowded();
-            default -> false;
-        };
+        boolean holdable = info.getReason() == TableFileCreationReason.COMPACTION && !level0.crowded();
         if (!holdable || current == null || unavailable
                 || info.getStatus().getCode() != Status.Code.Ok || info.getFileSize() == 0 || table == null
                 || table.getRawKeySize() + table.getRawValueSize() > budgetBytes) {
@@ -226,7 +200,7 @@ final class NewTableWarmer extends AbstractEventListener {
         return warmedJobs.get();
     }
 
-    /** Flush and compaction output files read into the cache before their job installed them. */
+    /** Compaction output files read into the cache before the compaction installed them. */
     long filesWarmedBeforeInstall() {
         return filesWarmedBeforeInstall.get();
     }

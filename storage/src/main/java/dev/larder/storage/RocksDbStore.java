@@ -106,12 +106,6 @@ public final class RocksDbStore implements Store, StoreStats {
                 .setMemtablePrefixBloomSizeRatio(0.02)
                 .setMemtableWholeKeyFiltering(true)
                 .setWriteBufferSize(storeOptions.writeBufferBytes())
-                // Up to three full memtables may wait for their flush (RocksDB's default is one). A flush at nice 19
-                // on a busy core takes 5-11 s, about as long as 64 MiB of PUTs at 70k/s take to fill the next one,
-                // and with one waiting RocksDB stopped every write until the flush was done: each stop was a second
-                // at p99 43-205 ms in the write phases (docs/performance.md, "Session 17"). The memtables' memory
-                // goes up to four times --write-buffer only while flushes lag behind.
-                .setMaxWriteBufferNumber(4)
                 .setBytesPerSync(1 << 20)
                 .setKeepLogFileNum(5);
         if (rowCache != null) {
@@ -208,8 +202,8 @@ public final class RocksDbStore implements Store, StoreStats {
     }
 
     /**
-     * Flushes and compactions whose output was read into the block cache, those too large for it, and the output
-     * files among them that were read before their job installed them.
+     * Flushes and compactions whose output was read into the block cache, those too large for it, and the compaction
+     * output files among them that were read before the compaction installed them.
      */
     long[] tableWarmups() {
         return warmer == null ? new long[] {0, 0, 0}
@@ -456,22 +450,6 @@ public final class RocksDbStore implements Store, StoreStats {
             Cursor cursor = new Cursor(db.newIterator(scanReadOptions), start, end);
             openCursors.add(cursor);
             return cursor;
-        } finally {
-            lifecycle.unlockRead(stamp);
-        }
-    }
-
-    /** Stops (true) or resumes (false) flushes and compactions; for tests of what writers meet while flushes lag. */
-    void pauseBackgroundWork(boolean pause) {
-        long stamp = enter("pause");
-        try {
-            if (pause) {
-                db.pauseBackgroundWork();
-            } else {
-                db.continueBackgroundWork();
-            }
-        } catch (RocksDBException e) {
-            throw wrap("pause", e);
         } finally {
             lifecycle.unlockRead(stamp);
         }
