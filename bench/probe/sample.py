@@ -48,7 +48,9 @@ with open(out_path, 'w') as out:
         now = time.time()
         if now - scraped >= 1:
             scraped = now
-            misses = cache_misses() or misses
+            scraped_misses = cache_misses()
+            if scraped_misses is not None:  # a count of 0 is a reading too
+                misses = scraped_misses
         cpu = open('/proc/stat').read().split('\n')[1 + core].split()
         try:
             ticks, disk = threads(), read_bytes()

@@ -42,9 +42,9 @@ import org.rocksdb.TableProperties;
  * flush's file is always read after it, on a thread of its own: a flush held up lets the next memtable fill, and
  * RocksDB stops writes when a second one waits. With {@code lowPriority} that thread runs at nice 19, like the
  * flushes and compactions, so it only uses CPU the foreground leaves idle; when the priority cannot be lowered
- * nothing is warmed, rather than compete with the event
- * loops. If it falls behind, older files are dropped (a later compaction has usually replaced them). Outputs larger
- * than {@code budgetBytes} (uncompressed) are left alone: warming them would evict blocks that are in use.
+ * nothing is warmed, rather than compete with the event loops. If it falls behind, older files are dropped (a later
+ * compaction has usually replaced them). Outputs larger than {@code budgetBytes} (uncompressed) are left alone:
+ * warming them would evict blocks that are in use.
  */
 final class NewTableWarmer extends AbstractEventListener {
 
