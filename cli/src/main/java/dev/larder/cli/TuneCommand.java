@@ -60,7 +60,7 @@ final class TuneCommand implements Callable<Integer> {
 
     @Option(names = "--dimensions", defaultValue = "all",
             description = "Flags to search: all, or some of rejection, workers, queue-size, io-threads, "
-                    + "max-queue-delay (default: ${DEFAULT-VALUE}).")
+                    + "max-queue-delay, inline-batch (default: ${DEFAULT-VALUE}).")
     String dimensions;
 
     @Option(names = "--server-args", defaultValue = "",
