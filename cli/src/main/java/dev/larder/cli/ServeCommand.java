@@ -151,12 +151,18 @@ public final class ServeCommand implements Callable<Integer> {
                     + "lookup; 0 turns it off (default: ${DEFAULT-VALUE}).")
     long rowCache;
 
-    @Option(names = "--write-buffer", defaultValue = "${env:LARDER_WRITE_BUFFER:-64MiB}",
+    @Option(names = "--write-buffer", defaultValue = "${env:LARDER_WRITE_BUFFER:-32MiB}",
             converter = SizeConverter.class,
             description = "RocksDB memtable size: when one fills it is flushed to a file and a new write-ahead log "
-                    + "begins, so it bounds memtable memory and sets how often flushes and compactions run "
-                    + "(default: ${DEFAULT-VALUE}; at least 64KiB).")
+                    + "begins, so it sets how often flushes and compactions run; memtable memory is at most "
+                    + "--memtables times this (default: ${DEFAULT-VALUE}; at least 64KiB).")
     long writeBuffer;
+
+    @Option(names = "--memtables", defaultValue = "${env:LARDER_MEMTABLES:-4}",
+            description = "How many memtables may exist at once: one taking writes, the rest full and waiting for "
+                    + "their flush. When all are full RocksDB stops every write until a flush is done "
+                    + "(default: ${DEFAULT-VALUE}; at least 2).")
+    int memtables;
 
     @Option(names = "--background-priority", defaultValue = "${env:LARDER_BACKGROUND_PRIORITY:-low}",
             description = "CPU priority of RocksDB's flush and compaction threads: low (nice 19: they use the CPU the "
@@ -277,6 +283,10 @@ public final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
                     + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
         }
+        if (memtables < StoreOptions.MIN_MEMTABLES) {
+            throw new ParameterException(spec.commandLine(), "--memtables: " + memtables + " (expected: >= "
+                    + StoreOptions.MIN_MEMTABLES + ")");
+        }
         if (warmupRequests < 0) {
             throw new ParameterException(spec.commandLine(), "--warmup-requests: " + warmupRequests
                     + " (expected: >= 0)");
@@ -393,7 +403,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     StoreOptions storeOptions() {
         return new StoreOptions(dataDir, blockCache, rowCache, sync, true,
-                backgroundPriority == BackgroundPriority.low, writeBuffer, warmNewTables);
+                backgroundPriority == BackgroundPriority.low, writeBuffer, warmNewTables, memtables);
     }
 
     ServerOptions serverOptions() {

@@ -13,6 +13,7 @@ import dev.larder.server.security.TestPki;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import dev.larder.storage.StoreOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -45,7 +46,7 @@ class ServeCommandTest {
         assertEquals(0, help.status());
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
-                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--write-buffer", "--sync",
+                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--write-buffer", "--memtables", "--sync",
                 "--background-priority", "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
@@ -112,6 +113,18 @@ class ServeCommandTest {
     }
 
     @Test
+    void memtablesAndTheirSizeReachTheStore() {
+        ServeCommand defaults = (ServeCommand) Larder.commandLine().parseArgs("serve").subcommand().commandSpec()
+                .userObject();
+        assertEquals(StoreOptions.DEFAULT_MEMTABLES, defaults.storeOptions().memtables());
+        assertEquals(StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, defaults.storeOptions().writeBufferBytes());
+        ServeCommand two = (ServeCommand) Larder.commandLine().parseArgs("serve", "--memtables", "2",
+                "--write-buffer", "64MiB").subcommand().commandSpec().userObject();
+        assertEquals(2, two.storeOptions().memtables());
+        assertEquals(64L << 20, two.storeOptions().writeBufferBytes());
+    }
+
+    @Test
     void badValuesExitTwoNamingTheFlag() {
         Run notANumber = execute("serve", "--workers", "lots");
         assertEquals(2, notANumber.status());
@@ -128,6 +141,9 @@ class ServeCommandTest {
         Run tinyBuffer = execute("serve", "--write-buffer", "4KiB");
         assertEquals(2, tinyBuffer.status());
         assertTrue(tinyBuffer.err().contains("--write-buffer: 4096 (expected: >= 65536)"), tinyBuffer.err());
+        Run oneMemtable = execute("serve", "--memtables", "1");
+        assertEquals(2, oneMemtable.status());
+        assertTrue(oneMemtable.err().contains("--memtables: 1 (expected: >= 2)"), oneMemtable.err());
         Run negativeWarmup = execute("serve", "--warmup-requests", "-1");
         assertEquals(2, negativeWarmup.status());
         assertTrue(negativeWarmup.err().contains("--warmup-requests: -1 (expected: >= 0)"), negativeWarmup.err());

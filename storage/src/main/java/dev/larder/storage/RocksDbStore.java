@@ -106,6 +106,10 @@ public final class RocksDbStore implements Store, StoreStats {
                 .setMemtablePrefixBloomSizeRatio(0.02)
                 .setMemtableWholeKeyFiltering(true)
                 .setWriteBufferSize(storeOptions.writeBufferBytes())
+                // RocksDB stops every write once all memtables are full. A flush at nice 19 on a busy core took
+                // 5-11 s for 64 MiB, about as long as PUTs at 70k/s took to fill the next one, and with RocksDB's
+                // two memtables each stop was a second at p99 43-205 ms (docs/performance.md, "Session 17").
+                .setMaxWriteBufferNumber(storeOptions.memtables())
                 .setBytesPerSync(1 << 20)
                 .setKeepLogFileNum(5);
         if (rowCache != null) {
@@ -450,6 +454,22 @@ public final class RocksDbStore implements Store, StoreStats {
             Cursor cursor = new Cursor(db.newIterator(scanReadOptions), start, end);
             openCursors.add(cursor);
             return cursor;
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /** Stops (true) or resumes (false) flushes and compactions; for tests of what writers meet while flushes lag. */
+    void pauseBackgroundWork(boolean pause) {
+        long stamp = enter("pause");
+        try {
+            if (pause) {
+                db.pauseBackgroundWork();
+            } else {
+                db.continueBackgroundWork();
+            }
+        } catch (RocksDBException e) {
+            throw wrap("pause", e);
         } finally {
             lifecycle.unlockRead(stamp);
         }

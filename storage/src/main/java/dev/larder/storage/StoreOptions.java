@@ -23,15 +23,24 @@ import java.util.Objects;
  * @param warmNewTables     read each flush's and compaction's output files into the block cache right after it
  *                          finishes (on a thread of its own, at nice 19 when {@code yieldingBackground}), so the lookups after a write phase do not all
  *                          miss at once; outputs larger than half the block cache are left alone
+ * @param memtables         how many memtables of {@code writeBufferBytes} may exist at once: one taking writes, the
+ *                          others full and waiting for their flush; when all are full RocksDB stops every write until
+ *                          a flush is done. Memtable memory is at most {@code memtables * writeBufferBytes}
  */
 public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                            boolean statistics, boolean yieldingBackground, long writeBufferBytes,
-                           boolean warmNewTables) {
+                           boolean warmNewTables, int memtables) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
     public static final long DEFAULT_ROW_CACHE_BYTES = 64L << 20;
-    /** RocksDB's own default. */
-    public static final long DEFAULT_WRITE_BUFFER_BYTES = 64L << 20;
+    /**
+     * With {@link #DEFAULT_MEMTABLES}, the 128 MiB that RocksDB's defaults (two of 64 MiB) allow, cut in four so that
+     * three full memtables can wait for a flush instead of one (docs/performance.md, "Session 18").
+     */
+    public static final long DEFAULT_WRITE_BUFFER_BYTES = 32L << 20;
+    public static final int DEFAULT_MEMTABLES = 4;
+    /** One taking writes and one being flushed: with fewer, every flush would stop writes. */
+    public static final int MIN_MEMTABLES = 2;
     /** Below this RocksDB spends its time flushing tiny files; 64 KiB is what its own tests go down to. */
     public static final long MIN_WRITE_BUFFER_BYTES = 64L << 10;
 
@@ -47,6 +56,17 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
             throw new IllegalArgumentException("writeBufferBytes: " + writeBufferBytes + " (expected: >= "
                     + MIN_WRITE_BUFFER_BYTES + ")");
         }
+        if (memtables < MIN_MEMTABLES) {
+            throw new IllegalArgumentException("memtables: " + memtables + " (expected: >= " + MIN_MEMTABLES + ")");
+        }
+    }
+
+    /** With {@value #DEFAULT_MEMTABLES} memtables. */
+    public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
+                        boolean statistics, boolean yieldingBackground, long writeBufferBytes,
+                        boolean warmNewTables) {
+        this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground, writeBufferBytes,
+                warmNewTables, DEFAULT_MEMTABLES);
     }
 
     /** Warming new table files into the block cache, as {@code larder serve} does by default. */
@@ -65,7 +85,7 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
 
     /**
      * Defaults for {@code dataDir}: 128 MiB block cache, 64 MiB row cache, WAL without fsync, statistics on,
-     * background work yielding to the foreground, 64 MiB write buffer, new table files warmed into the block cache.
+     * background work yielding to the foreground, four memtables of 32 MiB, new table files warmed into the block cache.
      */
     public static StoreOptions defaults(Path dataDir) {
         return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_ROW_CACHE_BYTES, false, true, true);

@@ -167,6 +167,40 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void writesGoOnWithoutWaitingWhileFullMemtablesWaitForTheirFlush() {
+        // Two memtables' worth with no flush running. With the default memtables all of it goes in; with RocksDB's
+        // own default of two, writes stopped after about 110 of these (a memtable counts its arena, not only the
+        // data), which is what made every lagging flush a second of stopped PUTs.
+        int target = 2 * (64 << 10) / 1024;
+        assertEquals(target, writtenWithoutWaiting(StoreOptions.DEFAULT_MEMTABLES, target),
+                "a write was refused by a stall with " + StoreOptions.DEFAULT_MEMTABLES + " memtables");
+        assertTrue(writtenWithoutWaiting(2, target) < target, "two memtables must stall before " + target);
+    }
+
+    /** Writes 1 KiB values into 64 KiB memtables with flushes paused, until a write is refused: how many went in. */
+    private int writtenWithoutWaiting(int memtables, int target) {
+        store.close();
+        int bufferBytes = 64 << 10;
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("lagging-flush-" + memtables), 8 << 20, 0, false, true,
+                true, bufferBytes, false, memtables));
+        byte[] value = new byte[1024];
+        store.pauseBackgroundWork(true);
+        int written = 0;
+        try {
+            while (written < target
+                    && store.writeWithoutWaiting(new Batch().put(b(String.format("key%06d", written)), value))) {
+                written++;
+            }
+        } finally {
+            store.pauseBackgroundWork(false);
+        }
+        for (int i = 0; i < written; i++) {
+            assertArrayEquals(value, store.get(b(String.format("key%06d", i))));
+        }
+        return written;
+    }
+
+    @Test
     void batchAppliesPutsAndDeletesInOrderAndSurvivesReopen() {
         store.put(b("gone"), b("old"));
         store.write(new Batch().put(b("a"), b("1")).put(b("b"), new byte[0]).delete(b("gone"))
