@@ -59,6 +59,9 @@ COPY --chmod=0755 deploy/docker/healthcheck.sh /app/healthcheck.sh
 # java.io.tmpdir must be writable and executable: RocksDB and Netty extract their native libraries there and map
 # them. /tmp is both in the image; with a read-only root mount a tmpfs there WITH exec (Docker's --tmpfs default
 # is noexec), as docker-compose.yml does. /tmp is also where the JVM's attach socket goes (jcmd, async-profiler).
+# -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0: C2 compiles paths its profile never saw instead of trapping
+# on them and recompiling the method, which took up to a third of the core for a second at every workload switch
+# (ServerJvm, docs/performance.md "Session 18"; the README's command and bench's servers use the same flags).
 # MALLOC_ARENA_MAX: RocksDB's and the JVM's native allocations from many threads otherwise spread over up to
 # 8 x cores glibc arenas, which shows up as resident memory the limit counts.
 ENV PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -70,7 +73,7 @@ ENV PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
     LARDER_SHUTDOWN_TIMEOUT=8s \
     LARDER_BLOCK_CACHE=20% \
     MALLOC_ARENA_MAX=2 \
-    JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=40 -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
+    JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=40 -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0 -Djava.io.tmpdir=/tmp"
 
 VOLUME /data
 EXPOSE 8080 8081

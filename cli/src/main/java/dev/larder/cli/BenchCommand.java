@@ -417,7 +417,7 @@ public final class BenchCommand implements Callable<Integer> {
                     .timeout(timeout).workload(w).prefill(prefill).seed(seed).headers(headers).json(json).hgrm(hgrm)
                     .reportDir(report).profileEvents(profile.stream().map(s -> s.trim().toLowerCase(Locale.ROOT))
                             .filter(s -> !s.isEmpty()).toList())
-                    .serverCommand(serverCommand()).serverCpus(serverCpus)
+                    .serverCommand(ServerJvm.command()).serverCpus(serverCpus)
                     .commandLine(commandLine(spec)).build();
         }
 
@@ -443,12 +443,6 @@ public final class BenchCommand implements Callable<Integer> {
             } catch (TypeConversionException | ArithmeticException e) {
                 throw new IllegalArgumentException("value-size: '" + text + "' (expected: 64, 4k or 64-4k)");
             }
-        }
-
-        // `java -cp <this class path> dev.larder.cli.Larder`: works from the fat jar and from classes alike.
-        private static List<String> serverCommand() {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            return List.of(java, "-cp", System.getProperty("java.class.path"), Larder.class.getName());
         }
 
         private static String commandLine(CommandSpec spec) {

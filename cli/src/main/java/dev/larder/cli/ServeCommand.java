@@ -352,11 +352,13 @@ public final class ServeCommand implements Callable<Integer> {
         SecurityReloader reloader = SecurityReloader.start(security.reloadable(), reloadInterval);
         ReloadSignal.install(reloader::reloadAll);
         exposure.warning().ifPresent(warning -> log.warn("SECURITY WARNING: {}", warning));
-        log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB row-cache={}MiB",
+        log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB row-cache={}MiB "
+                        + "memtables={}x{}MiB jit-uncommon-traps={}",
                 server.describe(), admin != null ? admin.describe() : "admin off (--admin-port 0)",
                 metrics ? "on" : "off (--metrics=false)",
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
-                dataDir.toAbsolutePath().normalize(), blockCache >> 20, rowCache >> 20);
+                dataDir.toAbsolutePath().normalize(), blockCache >> 20, rowCache >> 20, memtables, writeBuffer >> 20,
+                ServerJvm.uncommonTraps());
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
         // Not ready first, so load balancers stop sending while the data port still answers what is in flight.

@@ -141,7 +141,7 @@ final class TuneCommand implements Callable<Integer> {
         }
         try {
             return new TuneOptions(objective, load, prefill, budget, dataDir,
-                    "none".equalsIgnoreCase(serverCpus) ? null : serverCpus, serverCommand(),
+                    "none".equalsIgnoreCase(serverCpus) ? null : serverCpus, ServerJvm.command(),
                     serverArgs.isBlank() ? List.of() : List.of(serverArgs.trim().split("\\s+")),
                     TuneOptions.parseDimensions(dimensions), repeats, hold, connections, json, report,
                     "java -jar larder.jar " + String.join(" ",
@@ -149,11 +149,5 @@ final class TuneCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
         }
-    }
-
-    // `java -cp <this class path> dev.larder.cli.Larder`: works from the fat jar and from classes alike.
-    private static List<String> serverCommand() {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return List.of(java, "-cp", System.getProperty("java.class.path"), Larder.class.getName());
     }
 }

@@ -1,5 +1,6 @@
 package dev.larder.cli.deploy;
 
+import dev.larder.cli.ServerJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -130,6 +131,7 @@ class DockerfileTest {
         // outside the heap: at least half the limit stays for them.
         assertTrue(percentage > 0 && percentage <= 50, "MaxRAMPercentage " + percentage);
         assertTrue(flags.stream().anyMatch(f -> f.startsWith("-Djava.io.tmpdir=/")), flags.toString());
+        assertTrue(flags.containsAll(ServerJvm.JIT_FLAGS), "the image runs without " + ServerJvm.JIT_FLAGS);
     }
 
     @Test
