@@ -35,17 +35,17 @@ import org.rocksdb.TableProperties;
  *
  * <p>A compaction's output files are read on the compaction's own thread, as each one is finished and before the
  * compaction installs them, so lookups move from the old files' cached blocks to the new files' cached blocks at
- * once. Read after the installation, they were cold for as long as the warming took: at a full core, with the reading
- * at nice 19, that was seconds, and a phase at 75% of capacity with every GET missing once fell behind by 150-700 ms
- * (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile, so from half of
- * RocksDB's write-slowdown trigger on, while flushes keep coming ({@link Level0Files}), its outputs are read after
- * installation instead. A flush's file is always read after it, on a thread of its own: reading it first doubled a
- * flush's CPU time (80 to 160-260 ms per 32 MiB), and at nice 19 flushes then fell behind the memtables until RocksDB
- * stopped writes (docs/performance.md, "Session 18"). With {@code lowPriority} that thread runs at nice 19, like the
- * flushes and compactions, so it only uses CPU the foreground leaves idle; when the priority cannot be lowered
- * nothing is warmed, rather than compete with the event loops. If it falls behind, older files are dropped (a later
- * compaction has usually replaced them). Outputs larger than {@code budgetBytes} (uncompressed) are left alone:
- * warming them would evict blocks that are in use.
+ * once. Read after the installation, they were cold for as long as the warming took: at a full core, with the
+ * reading at nice 19, that was seconds, and a phase at 75% of capacity with every GET missing once fell behind by
+ * 150-700 ms (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile, so
+ * from half of RocksDB's write-slowdown trigger on ({@link Level0Files}) its outputs are read after installation
+ * instead. A flush's file is always read after it, on a thread of its own: reading it first doubled a flush's CPU
+ * time (80 to 160-260 ms per 32 MiB), and at nice 19 flushes then fell behind the memtables until RocksDB stopped
+ * writes (docs/performance.md, "Session 18"). With {@code lowPriority} that thread runs at nice 19, like the flushes
+ * and compactions, so it only uses CPU the foreground leaves idle; when the priority cannot be lowered nothing is
+ * warmed, rather than compete with the event loops. If it falls behind, older files are dropped (a later compaction
+ * has usually replaced them). Outputs larger than {@code budgetBytes} (uncompressed) are left alone: warming them
+ * would evict blocks that are in use.
  */
 final class NewTableWarmer extends AbstractEventListener {
 
@@ -71,8 +71,7 @@ final class NewTableWarmer extends AbstractEventListener {
 
     /**
      * {@code level0SlowdownTrigger}: RocksDB's {@code level0_slowdown_writes_trigger}; from half that many level-0
-     * files on, while flushes keep adding to them, compaction outputs are read after installation instead, so
-     * compactions are not held up.
+     * files on, compaction outputs are read after installation instead, so compactions are not held up.
      */
     NewTableWarmer(long budgetBytes, boolean lowPriority, int level0SlowdownTrigger) {
         super(EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_FLUSH_COMPLETED,

@@ -25,22 +25,6 @@ class Level0FilesTest {
     }
 
     @Test
-    void aCrowdedLevel0ThatNoFlushAddsToIsNotFillingUp() {
-        long[] now = {0};
-        Level0Files level0 = new Level0Files(2, () -> now[0]);
-        level0.flushed("/data/000010.sst");
-        now[0] += Level0Files.QUIET / 2;
-        level0.flushed("/data/000012.sst");
-        now[0] += Level0Files.QUIET - 1;
-        assertTrue(level0.crowded(), "the last flush was less than QUIET ago");
-        now[0] += 1;
-        assertFalse(level0.crowded(), "no flush for QUIET: a read phase");
-        level0.flushed("/data/000014.sst");
-        assertTrue(level0.crowded(), "writes are back");
-        assertEquals(3, level0.count());
-    }
-
-    @Test
     void anIntraLevel0CompactionLeavesItsOutputInLevel0() {
         Level0Files level0 = new Level0Files(10);
         level0.flushed("/data/000010.sst");
