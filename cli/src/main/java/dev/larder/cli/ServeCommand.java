@@ -283,15 +283,17 @@ public final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
                     + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
         }
-        if (memtables < StoreOptions.MIN_MEMTABLES) {
-            throw new ParameterException(spec.commandLine(), "--memtables: " + memtables + " (expected: >= "
-                    + StoreOptions.MIN_MEMTABLES + ")");
-        }
         if (warmupRequests < 0) {
             throw new ParameterException(spec.commandLine(), "--warmup-requests: " + warmupRequests
                     + " (expected: >= 0)");
         }
-        StoreOptions storeOptions = storeOptions();
+        StoreOptions storeOptions;
+        try {
+            storeOptions = storeOptions();
+        } catch (IllegalArgumentException e) {
+            // StoreOptions' own refusal ("memtables: 1 (expected: >= 2)") names the flag's field.
+            throw CommandSupport.invalid(spec, e);
+        }
         RocksDbStore store;
         try {
             store = RocksDbStore.open(storeOptions);
