@@ -145,10 +145,12 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(of the container's limit if it has one, else of RAM) (default: ${DEFAULT-VALUE}).")
     long blockCache;
 
-    @Option(names = "--row-cache", defaultValue = "${env:LARDER_ROW_CACHE:-64MiB}",
+    @Option(names = "--row-cache", defaultValue = "${env:LARDER_ROW_CACHE:-0}",
             converter = MemoryShareConverter.class,
             description = "RocksDB row cache: recently read key-value pairs, so a repeated GET skips the block "
-                    + "lookup; 0 turns it off (default: ${DEFAULT-VALUE}).")
+                    + "lookup. It pays off only when most GETs repeat keys it holds (a hot set smaller than it): "
+                    + "every miss costs a lookup and an insert, more than a hit saves. A size or a share; "
+                    + "0 = off (default: ${DEFAULT-VALUE}).")
     long rowCache;
 
     @Option(names = "--write-buffer", defaultValue = "${env:LARDER_WRITE_BUFFER:-32MiB}",

@@ -32,7 +32,12 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
                            boolean warmNewTables, int memtables) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
-    public static final long DEFAULT_ROW_CACHE_BYTES = 64L << 20;
+    /**
+     * Off: a row-cache miss costs a lookup and an insert (about 1.5 us a GET over millions of keys), a hit saves about
+     * 0.5 us, so it pays only above a hit ratio of about three quarters; reads spread over more keys than it holds,
+     * as in a load test over what its write phase stored, get slower (docs/performance.md, "Session 19").
+     */
+    public static final long DEFAULT_ROW_CACHE_BYTES = 0;
     /**
      * With {@link #DEFAULT_MEMTABLES}, the 128 MiB that RocksDB's defaults (two of 64 MiB) allow, cut in four so that
      * three full memtables can wait for a flush instead of one (docs/performance.md, "Session 18").
@@ -84,7 +89,7 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
     }
 
     /**
-     * Defaults for {@code dataDir}: 128 MiB block cache, 64 MiB row cache, WAL without fsync, statistics on,
+     * Defaults for {@code dataDir}: 128 MiB block cache, no row cache, WAL without fsync, statistics on,
      * background work yielding to the foreground, four memtables of 32 MiB, new table files warmed into the block cache.
      */
     public static StoreOptions defaults(Path dataDir) {

@@ -217,9 +217,12 @@ class RocksDbStoreTest {
 
     @Test
     void rowCacheAnswersRepeatedLookupsAndNeverAnOverwrittenValue() {
+        StoreOptions withRowCache = new StoreOptions(dir.resolve("rows"), 8 << 20, 8 << 20, false, true, true);
+        store.close();
+        store = RocksDbStore.open(withRowCache);
         store.put(b("k"), b("v1"));
         store.put(b("other"), b("o"));
-        reopen(); // recovery writes the log to an SST file: the row cache only holds what files answer
+        reopen(withRowCache); // recovery writes the log to an SST file: the row cache only holds what files answer
         assertArrayEquals(b("v1"), store.get(b("k")));
         long hits = store.ticker("ROW_CACHE_HIT").orElseThrow();
         assertArrayEquals(b("v1"), store.get(b("k")));
@@ -228,28 +231,29 @@ class RocksDbStoreTest {
 
         store.put(b("k"), b("v2")); // in the memtable, which is read before any file
         assertArrayEquals(b("v2"), store.get(b("k")));
-        reopen(); // now v2 is in a newer file than the cached v1
+        reopen(withRowCache); // now v2 is in a newer file than the cached v1
         assertArrayEquals(b("v2"), store.get(b("k")));
         assertEquals(List.of("v2", "o"), strings(store.getAll(List.of(b("k"), b("other")))));
         store.delete(b("k"));
         assertNull(store.get(b("k")));
-        reopen();
+        reopen(withRowCache);
         assertNull(store.get(b("k")));
         assertArrayEquals(b("o"), store.get(b("other")));
     }
 
     @Test
-    void withoutARowCacheLookupsStillWork() {
-        store.close();
-        store = RocksDbStore.open(new StoreOptions(dir.resolve("norow"), 8 << 20, 0, false, true, true));
+    void byDefaultThereIsNoRowCacheAndLookupsStillWork() {
         store.put(b("k"), b("v"));
+        reopen(StoreOptions.defaults(dir.resolve("db")));
+        assertArrayEquals(b("v"), store.get(b("k")));
         assertArrayEquals(b("v"), store.get(b("k")));
         assertEquals(0, store.ticker("ROW_CACHE_HIT").orElseThrow());
+        assertEquals(0, store.ticker("ROW_CACHE_MISS").orElseThrow(), "a lookup went through a row cache");
     }
 
-    private void reopen() {
+    private void reopen(StoreOptions options) {
         store.close();
-        store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db")));
+        store = RocksDbStore.open(options);
     }
 
     private static List<String> strings(List<byte[]> values) {
