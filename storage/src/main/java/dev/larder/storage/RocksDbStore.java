@@ -16,6 +16,7 @@ import org.rocksdb.Env;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Holder;
 import org.rocksdb.LRUCache;
+import org.rocksdb.MutableColumnFamilyOptions;
 import org.rocksdb.Options;
 import org.rocksdb.Priority;
 import org.rocksdb.ReadOptions;
@@ -110,6 +111,14 @@ public final class RocksDbStore implements Store, StoreStats {
                 // 5-11 s for 64 MiB, about as long as PUTs at 70k/s took to fill the next one, and with RocksDB's
                 // two memtables each stop was a second at p99 43-205 ms (docs/performance.md, "Session 17").
                 .setMaxWriteBufferNumber(storeOptions.memtables())
+                // Twice RocksDB's level-0 triggers (20 slowdown, 36 stop). A compaction at nice 19 on a full core
+                // gets about 2% of it: one needing 2.2 s of CPU took 104 s, and four 32 MiB memtables a flush make
+                // 9-16 level-0 files after 30 s of PUTs at 70k/s. From half the slowdown trigger on, NewTableWarmer
+                // stops reading a compaction's output before it is installed, and every GET then missed the cache
+                // for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md, "Session 19"). A lookup
+                // pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
+                .setLevel0SlowdownWritesTrigger(40)
+                .setLevel0StopWritesTrigger(56)
                 .setBytesPerSync(1 << 20)
                 .setKeepLogFileNum(5);
         if (rowCache != null) {
@@ -471,6 +480,18 @@ public final class RocksDbStore implements Store, StoreStats {
             }
         } catch (RocksDBException e) {
             throw wrap("pause", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    /** Stops or resumes automatic compactions (flushes go on); for tests of a level 0 that fills up. */
+    void autoCompactions(boolean on) {
+        long stamp = enter("compaction switch");
+        try {
+            db.setOptions(MutableColumnFamilyOptions.builder().setDisableAutoCompactions(!on).build());
+        } catch (RocksDBException e) {
+            throw wrap("compaction switch", e);
         } finally {
             lifecycle.unlockRead(stamp);
         }

@@ -177,6 +177,33 @@ class RocksDbStoreTest {
         assertTrue(writtenWithoutWaiting(2, target) < target, "two memtables must stall before " + target);
     }
 
+    /**
+     * 38 level-0 files that no compaction has got to yet: past RocksDB's own stop trigger (36), at which every write
+     * stops (and one that may not wait is refused), and under this store's slowdown trigger (40), so writes go on
+     * while a starved compaction catches up. (RocksDB ignores the triggers while auto compactions are off, so they are
+     * turned back on with background work paused: the files are counted, nothing compacts them.)
+     */
+    @Test
+    void writesGoOnWithoutWaitingPastRocksDbsLevelZeroStopTrigger() {
+        store.close();
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("level0"), 8 << 20, 0, false, true, true, 64 << 10,
+                false, StoreOptions.DEFAULT_MEMTABLES));
+        store.autoCompactions(false);
+        for (int file = 0; file < 38; file++) {
+            store.put(b("key" + file), b("v" + file)); // each flush of a one-key memtable is one level-0 file
+            store.flushMemtables();
+        }
+        store.pauseBackgroundWork(true);
+        try {
+            store.autoCompactions(true);
+            assertTrue(store.putWithoutWaiting(b("after"), b("v")), "a write was held back by level 0");
+        } finally {
+            store.pauseBackgroundWork(false);
+        }
+        assertArrayEquals(b("v0"), store.get(b("key0")));
+        assertArrayEquals(b("v"), store.get(b("after")));
+    }
+
     /** Writes 1 KiB values into 64 KiB memtables with flushes paused, until a write is refused: how many went in. */
     private int writtenWithoutWaiting(int memtables, int target) {
         store.close();
