@@ -113,10 +113,10 @@ public final class RocksDbStore implements Store, StoreStats {
                 .setMaxWriteBufferNumber(storeOptions.memtables())
                 // Twice RocksDB's level-0 triggers (20 slowdown, 36 stop). A compaction at nice 19 on a full core
                 // gets about 2% of it: one needing 2.2 s of CPU took 104 s, and with a level-0 file per 32 MiB
-                // memtable flushed, 30 s of PUTs at 70k/s left 9-16 of them. From half the slowdown trigger on, NewTableWarmer
-                // stops reading a compaction's output before it is installed, and every GET then missed the cache
-                // for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md, "Session 19"). A lookup
-                // pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
+                // memtable flushed, 30 s of PUTs at 70k/s left 9-16 of them. From half the slowdown trigger on,
+                // NewTableWarmer stops reading a compaction's output before it is installed, and every GET then missed
+                // the cache for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md, "Session 19").
+                // A lookup pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
                 .setLevel0SlowdownWritesTrigger(40)
                 .setLevel0StopWritesTrigger(56)
                 .setBytesPerSync(1 << 20)
@@ -471,51 +471,50 @@ public final class RocksDbStore implements Store, StoreStats {
 
     /** Stops (true) or resumes (false) flushes and compactions; for tests of what writers meet while flushes lag. */
     void pauseBackgroundWork(boolean pause) {
-        long stamp = enter("pause");
-        try {
+        guarded("pause", () -> {
             if (pause) {
                 db.pauseBackgroundWork();
             } else {
                 db.continueBackgroundWork();
             }
-        } catch (RocksDBException e) {
-            throw wrap("pause", e);
-        } finally {
-            lifecycle.unlockRead(stamp);
-        }
+        });
     }
 
     /** Stops or resumes automatic compactions (flushes go on); for tests of a level 0 that fills up. */
     void autoCompactions(boolean on) {
-        long stamp = enter("compaction switch");
-        try {
-            db.setOptions(MutableColumnFamilyOptions.builder().setDisableAutoCompactions(!on).build());
-        } catch (RocksDBException e) {
-            throw wrap("compaction switch", e);
-        } finally {
-            lifecycle.unlockRead(stamp);
-        }
+        guarded("compaction switch",
+                () -> db.setOptions(MutableColumnFamilyOptions.builder().setDisableAutoCompactions(!on).build()));
     }
 
     /** Compacts every table file into the bottom level and waits; for tests of what follows a compaction. */
     void compactAll() {
-        long stamp = enter("compact");
-        try {
-            db.compactRange();
-        } catch (RocksDBException e) {
-            throw wrap("compact", e);
-        } finally {
-            lifecycle.unlockRead(stamp);
-        }
+        guarded("compact", db::compactRange);
     }
 
     /** Writes the memtables to table files and waits; for tests that need background work to have happened. */
     void flushMemtables() {
-        long stamp = enter("flush");
-        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-            db.flush(flush);
+        guarded("flush", () -> {
+            try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+                db.flush(flush);
+            }
+        });
+    }
+
+    /** A RocksDB call that returns nothing. */
+    private interface RocksCall {
+        void run() throws RocksDBException;
+    }
+
+    /**
+     * Runs a test hook's call under a read stamp, as every store call runs. The request path spells the same steps
+     * out instead, so that a lookup or a write does not pay for a lambda.
+     */
+    private void guarded(String operation, RocksCall call) {
+        long stamp = enter(operation);
+        try {
+            call.run();
         } catch (RocksDBException e) {
-            throw wrap("flush", e);
+            throw wrap(operation, e);
         } finally {
             lifecycle.unlockRead(stamp);
         }
