@@ -18,14 +18,23 @@ import org.slf4j.LoggerFactory;
 final class AdaptiveLimiter {
 
     /**
-     * The floor's budget: half the overload target's p99 (20 ms). Half, because a connection's requests all go to
-     * one worker (its lane), so under overload the unluckiest worker holds more than its share of what was admitted:
-     * in the overload harness the p99 of the accepted requests was twice their median. A constant of the mechanism,
-     * like Vegas's queue of 3 to 6 requests, not a setting.
+     * The floor's budget under overload (from a refusal on): a little under half the overload target's p99 (20 ms).
+     * Under half, because a connection's requests all go to one worker (its lane), so the unluckiest worker holds more
+     * than its share of what was admitted: in the overload harness the p99 of the accepted requests was about twice
+     * the budget (19.2-20.2 ms with 10, 17.4-17.9 ms with 9; docs/reliability.md). A constant of the mechanism, like
+     * Vegas's queue of 3 to 6 requests, not a setting.
      */
-    static final Duration FLOOR_BUDGET = Duration.ofMillis(10);
+    static final Duration OVERLOAD_BUDGET = Duration.ofMillis(9);
+    /**
+     * The floor's budget under light load (before the first refusal, and a second after the last one): the whole
+     * target, since nothing queues for long then and the floor is only there so that a burst is not refused.
+     */
+    static final Duration LIGHT_LOAD_BUDGET = Duration.ofMillis(20);
+    /** How long after a refusal the overload budget stays: an overload refuses many times a second. */
+    static final Duration OVERLOAD_HOLD = Duration.ofSeconds(1);
 
     private final SimpleLimiter<Void> limiter;
+    private final LongSupplier clock;
     private final LatencyBudgetFloor limit;
     private final RateLimitedLog moves;
     private final LimitAlgorithm algorithm;
@@ -33,16 +42,18 @@ final class AdaptiveLimiter {
     private volatile int logged;
 
     /**
-     * @param budget what the floor allows the admitted requests to take to clear ({@link LatencyBudgetFloor});
-     *               {@link Duration#ZERO} for no floor
-     * @param clock  nanoseconds, for the RTTs the limit learns from
+     * @param budgets what the floor allows the admitted requests to take to clear ({@link LatencyBudgetFloor});
+     *                {@link FloorBudgets#NONE} for no floor
+     * @param clock   nanoseconds, for the RTTs the limit learns from and the time of refusals
      */
-    AdaptiveLimiter(LimitAlgorithm algorithm, int workers, Duration budget, int initialLimit, int minLimit,
+    AdaptiveLimiter(LimitAlgorithm algorithm, int workers, FloorBudgets budgets, int initialLimit, int minLimit,
                     int maxLimit, RateLimitedLog moves, LongSupplier clock) {
         this.algorithm = algorithm;
         this.moves = moves;
+        this.clock = clock;
         this.limit = new LatencyBudgetFloor(AdaptiveLimits.create(algorithm, initialLimit, minLimit, maxLimit),
-                workers, budget.toNanos(), minLimit, maxLimit);
+                workers, budgets.light().toNanos(), budgets.overload().toNanos(), budgets.hold().toNanos(),
+                minLimit, maxLimit);
         this.logged = limit.getLimit();
         limit.notifyOnChange(this::moved);
         this.limiter = SimpleLimiter.newBuilder().named("larder").limit(limit).nanoClock(clock).build();
@@ -55,14 +66,22 @@ final class AdaptiveLimiter {
         int min = Math.max(1, options.workers());
         int max = (int) Math.max(min, Math.min(Integer.MAX_VALUE, options.queueCapacity()));
         int initial = (int) Math.min(max, 8L * min);
-        return new AdaptiveLimiter(options.limitAlgorithm(), options.workers(), FLOOR_BUDGET, initial, min, max,
-                new RateLimitedLog(LoggerFactory.getLogger("dev.larder.adaptive-limit"), 1_000_000_000L),
+        return new AdaptiveLimiter(options.limitAlgorithm(), options.workers(), FloorBudgets.DEFAULT, initial, min,
+                max, new RateLimitedLog(LoggerFactory.getLogger("dev.larder.adaptive-limit"), 1_000_000_000L),
                 System::nanoTime);
     }
 
     /** A permit to release with the request's outcome, or {@code null} when the limit is reached. */
     Limiter.Listener tryAcquire() {
         Optional<Limiter.Listener> permit = limiter.acquire(null);
+        // After a quiet spell the overload budget may be stale (nothing answered since to move it back): then the
+        // floor goes back to the light-load budget and the request asks once more.
+        if (permit.isEmpty() && limit.refused(clock.getAsLong())) {
+            permit = limiter.acquire(null);
+            if (permit.isEmpty()) {
+                limit.refused(clock.getAsLong());
+            }
+        }
         return permit.orElse(null);
     }
 
@@ -77,6 +96,19 @@ final class AdaptiveLimiter {
     /** The floor under the learned limit now (0 before the first answer). */
     int floor() {
         return limit.floor();
+    }
+
+    /** Whether the floor has its overload budget now (a refusal within the last {@link #OVERLOAD_HOLD}). */
+    boolean overloaded() {
+        return limit.overloaded();
+    }
+
+    /**
+     * The floor's two budgets and how long the overload one holds after a refusal ({@link LatencyBudgetFloor}).
+     */
+    record FloorBudgets(Duration light, Duration overload, Duration hold) {
+        static final FloorBudgets DEFAULT = new FloorBudgets(LIGHT_LOAD_BUDGET, OVERLOAD_BUDGET, OVERLOAD_HOLD);
+        static final FloorBudgets NONE = new FloorBudgets(Duration.ZERO, Duration.ZERO, Duration.ZERO);
     }
 
     private void moved(int limit) {

@@ -13,6 +13,13 @@ import java.util.function.Consumer;
  * whole RTT is small and its jitter is large in proportion (0.2 to 0.8 ms looks like a queue of three quarters of the
  * limit to Vegas), or when a limit learned under overload is still in force when the load drops.
  *
+ * <p>Two budgets, by whether the limit has refused anything lately. Under a sustained overload the floor is what
+ * holds the limit (Vegas's own estimate sits below it), so its budget sets the accepted requests' wait: with 10 ms
+ * their p99 was 19.2-20.2 ms against a target of 20 in the overload harness, with 9 ms 17.4-17.9 ms. Under light
+ * load the limit only matters for bursts, and a lower floor let one through to a refusal at 50% load (a burst of
+ * 15 while Vegas sat at 7-15; docs/reliability.md). So until a request has been refused, and again once none has
+ * been for {@code overloadHoldNanos}, the floor allows the light-load budget; from a refusal on, the overload budget.
+ *
  * <p>{@code noLoadRtt} is the median RTT of the last {@value #SAMPLES} requests admitted with nothing else in
  * flight: those found a worker free, so their RTT is service time with no queue in it, whatever the load was before.
  * The minimum of all RTTs would not do: it keeps the fastest request ever (a prefill into an empty store) after the
@@ -26,7 +33,9 @@ final class LatencyBudgetFloor implements Limit {
 
     private final Limit algorithm;
     private final int workers;
-    private final long budgetNanos;
+    private final long lightBudgetNanos;
+    private final long overloadBudgetNanos;
+    private final long overloadHoldNanos;
     private final int minLimit;
     private final int maxLimit;
     private final List<Consumer<Integer>> listeners = new CopyOnWriteArrayList<>();
@@ -36,12 +45,22 @@ final class LatencyBudgetFloor implements Limit {
     private int next;
     private int filled;
     private long noLoadRtt;
+    private boolean refusedYet;
+    private long lastRefusal;
+    private boolean overloaded;
     private volatile int limit;
 
-    LatencyBudgetFloor(Limit algorithm, int workers, long budgetNanos, int minLimit, int maxLimit) {
+    /**
+     * @param lightBudgetNanos    the budget until the first refusal and once none has been for the hold; 0 for none
+     * @param overloadBudgetNanos the budget from a refusal on, for {@code overloadHoldNanos} after the last one
+     */
+    LatencyBudgetFloor(Limit algorithm, int workers, long lightBudgetNanos, long overloadBudgetNanos,
+                       long overloadHoldNanos, int minLimit, int maxLimit) {
         this.algorithm = algorithm;
         this.workers = workers;
-        this.budgetNanos = budgetNanos;
+        this.lightBudgetNanos = lightBudgetNanos;
+        this.overloadBudgetNanos = overloadBudgetNanos;
+        this.overloadHoldNanos = overloadHoldNanos;
         this.minLimit = minLimit;
         this.maxLimit = maxLimit;
         this.limit = clamp(algorithm.getLimit());
@@ -63,17 +82,48 @@ final class LatencyBudgetFloor implements Limit {
         if (inflight == 1 && rtt > 0) {
             recordAlone(rtt);
         }
+        observe(startTime + rtt);
         algorithm.onSample(startTime, rtt, inflight, didDrop);
         update();
     }
 
+    /**
+     * A request was refused at {@code now} (the limiter's clock): the overload budget holds from here on. Returns true
+     * instead when the overload budget was still in force only because nothing had been answered since its hold ran
+     * out (a quiet spell after an overload): then the light-load budget is back, the limit may have risen, and the
+     * caller should ask once more; a refusal then counts.
+     */
+    boolean refused(long now) {
+        boolean holdRanOut;
+        synchronized (this) {
+            holdRanOut = overloaded && now - lastRefusal >= overloadHoldNanos;
+            if (!holdRanOut) {
+                refusedYet = true;
+                lastRefusal = now;
+            }
+            overloaded = !holdRanOut;
+        }
+        update();
+        return holdRanOut;
+    }
+
+    private synchronized void observe(long now) {
+        overloaded = refusedYet && now - lastRefusal < overloadHoldNanos;
+    }
+
     /** The floor now: 0 until a request has been measured alone. */
     synchronized int floor() {
+        long budgetNanos = overloaded ? overloadBudgetNanos : lightBudgetNanos;
         if (noLoadRtt == 0 || budgetNanos == 0) {
             return 0;
         }
         // Rounded down: what the workers clear within the budget, not a request more.
         return (int) Math.min(Integer.MAX_VALUE, (long) workers * budgetNanos / noLoadRtt);
+    }
+
+    /** Whether the overload budget is in force (a refusal within the hold, as of the last sample or refusal). */
+    synchronized boolean overloaded() {
+        return overloaded;
     }
 
     /** The median RTT of the last requests admitted alone, nanoseconds; 0 before the first. */

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.larder.server.config.LimitAlgorithm;
 import com.netflix.concurrency.limits.Limiter;
 import java.lang.reflect.Proxy;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,8 +30,8 @@ class AdaptiveLimiterTest {
 
     @Test
     void permitsUpToTheLimitThenNone() {
-        AdaptiveLimiter limiter = new AdaptiveLimiter(LimitAlgorithm.AIMD, 1, Duration.ZERO, 3, 1, 16,
-                new RateLimitedLog(capturing(), 1_000_000_000L), System::nanoTime);
+        AdaptiveLimiter limiter = new AdaptiveLimiter(LimitAlgorithm.AIMD, 1, AdaptiveLimiter.FloorBudgets.NONE, 3, 1,
+                16, new RateLimitedLog(capturing(), 1_000_000_000L), System::nanoTime);
         List<Limiter.Listener> held = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             held.add(limiter.tryAcquire());
@@ -50,8 +49,8 @@ class AdaptiveLimiterTest {
      */
     @Test
     void aMoveByMoreThanHalfIsLoggedOncePerInterval() {
-        AdaptiveLimiter limiter = new AdaptiveLimiter(LimitAlgorithm.AIMD, 1, Duration.ZERO, 8, 1, 16,
-                new RateLimitedLog(capturing(), 60_000_000_000L), System::nanoTime);
+        AdaptiveLimiter limiter = new AdaptiveLimiter(LimitAlgorithm.AIMD, 1, AdaptiveLimiter.FloorBudgets.NONE, 8, 1,
+                16, new RateLimitedLog(capturing(), 60_000_000_000L), System::nanoTime);
         for (int i = 0; i < 4; i++) {
             limiter.tryAcquire().onDropped();
         }
@@ -71,8 +70,8 @@ class AdaptiveLimiterTest {
     private final long[] now = {0};
 
     private AdaptiveLimiter vegas(int workers, int initial, int max) {
-        return new AdaptiveLimiter(LimitAlgorithm.VEGAS, workers, Duration.ofMillis(10), initial, workers, max,
-                new RateLimitedLog(capturing(), 1_000_000_000L), () -> now[0]);
+        return new AdaptiveLimiter(LimitAlgorithm.VEGAS, workers, AdaptiveLimiter.FloorBudgets.DEFAULT, initial,
+                workers, max, new RateLimitedLog(capturing(), 1_000_000_000L), () -> now[0]);
     }
 
     /** {@code count} requests one after another, each alone and taking {@code micros}. */
@@ -87,14 +86,14 @@ class AdaptiveLimiterTest {
     /**
      * The CPU-bound case of docs/tuning.md: the whole RTT is 0.2 ms alone and 0.8 ms when eight arrive together
      * (on one core they share it), jitter, not a queue worth refusing for; at such a load most requests are alone. Vegas alone reads it as a queue of three quarters of its limit and goes
-     * down to 8, which refused the next burst; the floor keeps what two workers clear in 10 ms (100), and a burst of
-     * 64 (one request per connection of the bench) is admitted whole.
+     * down to 8, which refused the next burst; with nothing refused yet the floor keeps what two workers clear in the
+     * light-load budget of 20 ms (200), and a burst of 64 (one request per connection of the bench) is admitted whole.
      */
     @Test
     void jitterOnASubMillisecondRttDoesNotBringTheLimitBelowWhatTheWorkersClearInTheBudget() {
         AdaptiveLimiter limiter = vegas(2, 16, 256);
         alone(limiter, 40, 200);
-        assertEquals(100, limiter.floor());
+        assertEquals(200, limiter.floor());
         for (int round = 0; round < 500; round++) {
             alone(limiter, 2, 200);
             List<Limiter.Listener> eight = new ArrayList<>();
@@ -104,7 +103,7 @@ class AdaptiveLimiterTest {
             now[0] += 800_000;
             eight.forEach(Limiter.Listener::onSuccess);
         }
-        assertEquals(100, limiter.limit());
+        assertEquals(200, limiter.limit());
         List<Limiter.Listener> burst = new ArrayList<>();
         for (int i = 0; i < 64; i++) {
             Limiter.Listener permit = limiter.tryAcquire();
@@ -117,17 +116,18 @@ class AdaptiveLimiterTest {
 
     /**
      * A sustained overload of two workers whose every request takes 2 ms: requests arrive faster than they leave, so
-     * whatever the limit admits waits behind all the others. The limit stays at what the workers clear in 10 ms (10)
-     * for the whole overload. With Vegas's probe it climbed instead: each probe took a queued RTT for the no-load
-     * one, saw no queue, and raised the limit by up to 6 a sample (to 25 in the overload harness, p99 25 ms). After
-     * the overload, a burst of 10 at once (what 50% load brings now and then) is admitted: the limit Vegas learned
-     * under the overload, 5 to 8, refused it (1 of 4,574 at 0.5 X in the harness).
+     * whatever the limit admits waits behind all the others. From the first refusal on, the limit stays at what the
+     * workers clear in the overload budget of 9 ms (9) for the whole overload. With Vegas's probe it climbed instead:
+     * each probe took a queued RTT for the no-load one, saw no queue, and raised the limit by up to 6 a sample (to 25
+     * in the overload harness, p99 25 ms). A second after the overload, a burst of 10 at once (what 50% load brings
+     * now and then) is admitted: the limit Vegas learned under the overload, 5 to 8, refused it (1 of 4,574 at 0.5 X
+     * in the harness), and so would the overload floor; the light-load one (20) is back.
      */
     @Test
     void aSustainedOverloadHoldsTheLimitAtTheFloorAndABurstAfterItIsAdmitted() {
         AdaptiveLimiter limiter = vegas(2, 16, 256);
         alone(limiter, 40, 2_000);
-        assertEquals(10, limiter.floor());
+        assertEquals(20, limiter.floor(), "nothing refused yet: the light-load budget");
         java.util.ArrayDeque<Limiter.Listener> admitted = new java.util.ArrayDeque<>();
         int refusals = 0;
         int highest = 0;
@@ -145,12 +145,15 @@ class AdaptiveLimiterTest {
             }
             now[0] += 2_000_000;
         }
-        assertEquals(10, highest, "the highest limit after the first 2 s of overload");
+        assertEquals(9, highest, "the highest limit after the first 2 s of overload");
         assertTrue(refusals > 0);
+        assertTrue(limiter.overloaded());
         while (!admitted.isEmpty()) {
             now[0] += 1_000_000;
             admitted.poll().onSuccess();
         }
+        // Nothing is answered in the quiet second that follows, so nothing moves the floor until the burst's refusal.
+        now[0] += AdaptiveLimiter.OVERLOAD_HOLD.toNanos();
         List<Limiter.Listener> burst = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             Limiter.Listener permit = limiter.tryAcquire();
@@ -169,10 +172,38 @@ class AdaptiveLimiterTest {
         AdaptiveLimiter limiter = vegas(2, 16, 1000);
         assertEquals(0, limiter.floor(), "nothing measured yet");
         alone(limiter, 40, 100);
-        assertEquals(200, limiter.floor());
+        assertEquals(400, limiter.floor());
         alone(limiter, 17, 2_000);
-        assertEquals(10, limiter.floor());
+        assertEquals(20, limiter.floor());
         alone(limiter, 1, 50_000);
-        assertEquals(10, limiter.floor());
+        assertEquals(20, limiter.floor());
+    }
+
+    /**
+     * The floor's budget follows the refusals: the light-load one (20 ms: 20 requests of 2 ms for two workers) until
+     * the first refusal, the overload one (9 ms: 9) from it on, and the light-load one again once a second has
+     * passed without a refusal; answers within that second do not bring it back.
+     */
+    @Test
+    void theFloorTightensFromARefusalOnAndLoosensASecondAfterTheLast() {
+        AdaptiveLimiter limiter = vegas(2, 16, 256);
+        alone(limiter, 40, 2_000);
+        assertEquals(20, limiter.limit());
+        List<Limiter.Listener> held = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            held.add(limiter.tryAcquire());
+        }
+        assertNull(limiter.tryAcquire(), "the 21st");
+        assertTrue(limiter.overloaded());
+        assertEquals(9, limiter.floor());
+        now[0] += 2_000_000;
+        held.forEach(Limiter.Listener::onSuccess);
+        alone(limiter, 100, 2_000);
+        assertTrue(limiter.overloaded(), "0.2 s after the refusal");
+        assertEquals(9, limiter.floor());
+        alone(limiter, 400, 2_000);
+        assertTrue(!limiter.overloaded(), "1 s after the refusal");
+        assertEquals(20, limiter.floor());
+        assertTrue(limiter.limit() >= 20, "limit " + limiter.limit());
     }
 }
