@@ -45,8 +45,8 @@ final class LatencyBudgetFloor implements Limit {
     private int next;
     private int filled;
     private long noLoadRtt;
-    private boolean refusedYet;
     private long lastRefusal;
+    /** The overload budget is in force: set by a refusal, cleared once the hold has run out since the last one. */
     private boolean overloaded;
     private volatile int limit;
 
@@ -98,7 +98,6 @@ final class LatencyBudgetFloor implements Limit {
         synchronized (this) {
             holdRanOut = overloaded && now - lastRefusal >= overloadHoldNanos;
             if (!holdRanOut) {
-                refusedYet = true;
                 lastRefusal = now;
             }
             overloaded = !holdRanOut;
@@ -108,7 +107,9 @@ final class LatencyBudgetFloor implements Limit {
     }
 
     private synchronized void observe(long now) {
-        overloaded = refusedYet && now - lastRefusal < overloadHoldNanos;
+        if (overloaded && now - lastRefusal >= overloadHoldNanos) {
+            overloaded = false;
+        }
     }
 
     /** The floor now: 0 until a request has been measured alone. */

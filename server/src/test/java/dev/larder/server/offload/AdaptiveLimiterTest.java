@@ -1,6 +1,7 @@
 package dev.larder.server.offload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -202,7 +203,7 @@ class AdaptiveLimiterTest {
         assertTrue(limiter.overloaded(), "0.2 s after the refusal");
         assertEquals(9, limiter.floor());
         alone(limiter, 400, 2_000);
-        assertTrue(!limiter.overloaded(), "1 s after the refusal");
+        assertFalse(limiter.overloaded(), "1 s after the refusal");
         assertEquals(20, limiter.floor());
         assertTrue(limiter.limit() >= 20, "limit " + limiter.limit());
     }
