@@ -172,6 +172,15 @@ public final class ServeCommand implements Callable<Integer> {
                     + "default) (default: ${DEFAULT-VALUE}).")
     BackgroundPriority backgroundPriority;
 
+    // docs/performance.md, "Session 22": on one core the loop and the workers take turns with RocksDB's background
+    // and with each other; a longer slice lets a thread that wakes with a backlog run it off before it is preempted.
+    @Option(names = "--foreground-slice", defaultValue = "${env:LARDER_FOREGROUND_SLICE:-"
+            + "off}",
+            description = "EEVDF time slice the event loops and the workers set on themselves (Linux 6.12+; "
+                    + "elsewhere a warning and the kernel's): off (the kernel's, ~0.75-3 ms) or 100us to 100ms, "
+                    + "e.g. 4ms (default: ${DEFAULT-VALUE}).")
+    Duration foregroundSlice;
+
     @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",
             fallbackValue = "true", arity = "0..1",
             description = "Right after a flush or a compaction, read the table files it wrote into the block cache "
@@ -424,6 +433,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .rejection(rejection)
                     .limitAlgorithm(limitAlgorithm)
                     .inlineBatch(inlineBatch)
+                    .foregroundSlice(foregroundSlice)
                     .maxQueueDelay(maxQueueDelay)
                     .maxValueSize(toInt("--max-value-size", maxValueSize))
                     .maxRequestLine(toInt("--max-request-line", maxRequestLine))

@@ -9,6 +9,8 @@ import dev.larder.server.http.LarderServerInitializer;
 import dev.larder.server.http.Transport;
 import dev.larder.server.offload.Offload;
 import dev.larder.server.security.ListenerSecurity;
+import dev.larder.server.threads.SlicedThreadFactory;
+import dev.larder.server.threads.ThreadSlice;
 import dev.larder.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -20,7 +22,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -57,7 +58,8 @@ public final class LarderServer implements AutoCloseable {
         this.security = security;
         this.transport = Transport.select(options.transport());
         this.eventLoops = new MultiThreadIoEventLoopGroup(options.ioThreads(),
-                new DefaultThreadFactory("larder-io", true), transport.ioHandlers());
+                new SlicedThreadFactory("larder-io", ThreadSlice.of(options.foregroundSlice())),
+                transport.ioHandlers());
         this.offload = Offload.create(options, observer);
         this.context = new ServerContext(options, store, offload, observer);
         this.limiter = new ConnectionLimiter(options.maxConnections(), observer);

@@ -51,6 +51,7 @@ final class LarderRules {
                 .layer("offload").definedBy(server + ".offload..")
                 .layer("config").definedBy(server + ".config..")
                 .layer("security").definedBy(server + ".security..")
+                .layer("threads").definedBy(server + ".threads..")
                 .layer("storage").definedBy(root + ".storage..")
                 .whereLayer("cli").mayNotBeAccessedByAnyLayer()
                 .whereLayer("bench").mayOnlyBeAccessedByLayers("cli")
@@ -64,6 +65,7 @@ final class LarderRules {
                 .whereLayer("config").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "http", "calls",
                         "context", "answer", "offload")
                 .whereLayer("security").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "http")
+                .whereLayer("threads").mayOnlyBeAccessedByLayers("front door", "offload")
                 .whereLayer("storage").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "calls", "context");
     }
 

@@ -29,6 +29,8 @@ import java.util.Objects;
  * @param inlineBatch        a worker's share of one event-loop iteration, up to this many storage requests, runs
  *                           on the loop itself when that worker is idle, as far as it cannot block (like writes as
  *                           one batch); 0 = always hand over
+ * @param foregroundSlice    the EEVDF time slice the event loops and the workers set on themselves (Linux 6.12+);
+ *                           {@link Duration#ZERO} = the kernel's
  */
 public record ServerOptions(
         String host,
@@ -49,7 +51,8 @@ public record ServerOptions(
         int writeHighWaterMark,
         int rangeBatchBytes,
         LimitAlgorithm limitAlgorithm,
-        int inlineBatch) {
+        int inlineBatch,
+        Duration foregroundSlice) {
 
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
     public static final int MIN_QUEUE_SIZE = 16;
@@ -60,6 +63,11 @@ public record ServerOptions(
      * latency at a fixed rate comes first: docs/performance.md, "Session 14".
      */
     public static final int DEFAULT_INLINE_BATCH = 0;
+    /** The slices the kernel takes (it clamps others to these). */
+    public static final Duration MIN_SLICE = Duration.ofNanos(100_000);
+    public static final Duration MAX_SLICE = Duration.ofMillis(100);
+    /** {@code --foreground-slice}'s default. */
+    public static final Duration DEFAULT_FOREGROUND_SLICE = Duration.ZERO;
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -70,6 +78,7 @@ public record ServerOptions(
         Objects.requireNonNull(readTimeout, "readTimeout");
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(limitAlgorithm, "limitAlgorithm");
+        Objects.requireNonNull(foregroundSlice, "foregroundSlice");
         check(port >= 0 && port <= 65535, "port", port, "0..65535");
         check(ioThreads > 0, "io-threads", ioThreads, "> 0");
         check(workers >= 0, "workers", workers, ">= 0");
@@ -85,6 +94,9 @@ public record ServerOptions(
         check(writeHighWaterMark >= 1024, "write-high-water-mark", writeHighWaterMark, ">= 1024");
         check(rangeBatchBytes > 0, "range-batch-bytes", rangeBatchBytes, "> 0");
         check(inlineBatch >= 0, "inline-batch", inlineBatch, ">= 0");
+        check(foregroundSlice.isZero() || foregroundSlice.compareTo(MIN_SLICE) >= 0
+                && foregroundSlice.compareTo(MAX_SLICE) <= 0, "foreground-slice", foregroundSlice,
+                "off, or 100us to 100ms");
         check(rejection != RejectionMode.ADAPTIVE || workers > 0, "rejection", rejection.flag(),
                 "not adaptive with --workers 0: there are no workers to limit");
     }
@@ -122,6 +134,7 @@ public record ServerOptions(
         b.rangeBatchBytes = rangeBatchBytes;
         b.limitAlgorithm = limitAlgorithm;
         b.inlineBatch = inlineBatch;
+        b.foregroundSlice = foregroundSlice;
         return b;
     }
 
@@ -156,6 +169,7 @@ public record ServerOptions(
         private int rangeBatchBytes = 64 * 1024;
         private LimitAlgorithm limitAlgorithm = LimitAlgorithm.VEGAS;
         private int inlineBatch = DEFAULT_INLINE_BATCH;
+        private Duration foregroundSlice = DEFAULT_FOREGROUND_SLICE;
 
         private Builder(int cores) {
             ioThreads = cores;
@@ -181,11 +195,13 @@ public record ServerOptions(
         public Builder rangeBatchBytes(int v) { rangeBatchBytes = v; return this; }
         public Builder limitAlgorithm(LimitAlgorithm v) { limitAlgorithm = v; return this; }
         public Builder inlineBatch(int v) { inlineBatch = v; return this; }
+        public Builder foregroundSlice(Duration v) { foregroundSlice = v; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
-                    maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch);
+                    maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch,
+                    foregroundSlice);
         }
     }
 }

@@ -1,19 +1,21 @@
 package dev.larder.server.offload;
 
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
+import dev.larder.server.threads.SlicedThreadFactory;
+import dev.larder.server.threads.ThreadSlice;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.Executor;
 
 /**
  * The bounded storage worker pool: a {@link DefaultEventExecutorGroup} whose children are {@link Worker}s, each
- * with a queue of at most {@code queueSize} pending requests and the given rejection handler.
+ * with a queue of at most {@code queueSize} pending requests and the given rejection handler, on threads that set
+ * {@code --foreground-slice} on themselves.
  */
 final class WorkerGroup extends DefaultEventExecutorGroup {
 
-    WorkerGroup(int workers, int queueSize, RejectedExecutionHandler rejection) {
-        super(workers, new DefaultThreadFactory("larder-worker", true), queueSize, rejection);
+    WorkerGroup(int workers, int queueSize, RejectedExecutionHandler rejection, ThreadSlice slice) {
+        super(workers, new SlicedThreadFactory("larder-worker", slice), queueSize, rejection);
     }
 
     @Override

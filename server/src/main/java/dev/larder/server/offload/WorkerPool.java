@@ -4,6 +4,7 @@ import dev.larder.server.config.RejectReason;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
+import dev.larder.server.threads.ThreadSlice;
 import io.netty.channel.SingleThreadEventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
@@ -33,7 +34,8 @@ final class WorkerPool implements Offload {
         this.mode = options.rejection();
         this.inlineBatch = options.inlineBatch();
         this.rejection = new RejectionPolicy(options.rejection(), observer);
-        this.group = new WorkerGroup(options.workers(), options.queueSize(), rejection);
+        this.group = new WorkerGroup(options.workers(), options.queueSize(), rejection,
+                ThreadSlice.of(options.foregroundSlice()));
         for (EventExecutor executor : group) {
             Worker worker = (Worker) executor;
             // Netty constructs the children inside the group's constructor, so the observer arrives here.

@@ -6,6 +6,6 @@
  * write, and the inline mode ({@code --workers 0}). It knows tasks, not what they do: {@link dev.larder.server.offload.WorkerTask} and
  * {@link dev.larder.server.offload.BatchableTask} are the contract.
  *
- * <p>May depend on {@code config}, Netty's executors and concurrency-limits only; not on storage, not on HTTP.
+ * <p>May depend on {@code config}, {@code threads} (the workers' time slice), Netty's executors and concurrency-limits only; not on storage, not on HTTP.
  */
 package dev.larder.server.offload;

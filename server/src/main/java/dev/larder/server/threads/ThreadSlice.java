@@ -1,0 +1,124 @@
+package dev.larder.server.threads;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Library;
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An EEVDF custom time slice (Linux 6.12+: {@code sched_attr.sched_runtime} of a {@code SCHED_OTHER} thread), which
+ * a thread sets on itself when it starts. A longer slice lets a thread that wakes with a backlog run it off before
+ * the scheduler hands the core to the next runnable thread: docs/performance.md, "Session 22".
+ *
+ * <p>Where the call is refused (another OS or CPU, an older kernel, a seccomp filter) the thread keeps the kernel's
+ * slice and one warning is logged; nothing else depends on it.
+ */
+public final class ThreadSlice {
+
+    /** Leave the kernel's own slice alone. */
+    public static final ThreadSlice KERNEL_DEFAULT = new ThreadSlice(Duration.ZERO);
+
+    private static final Logger log = LoggerFactory.getLogger(ThreadSlice.class);
+
+    private final Duration slice;
+    private final AtomicBoolean warned = new AtomicBoolean();
+
+    private ThreadSlice(Duration slice) {
+        this.slice = slice;
+    }
+
+    /** {@code slice} of zero means the kernel's default; the kernel clamps others to 0.1-100 ms. */
+    public static ThreadSlice of(Duration slice) {
+        return slice.isZero() ? KERNEL_DEFAULT : new ThreadSlice(slice);
+    }
+
+    public Duration slice() {
+        return slice;
+    }
+
+    public boolean isKernelDefault() {
+        return slice.isZero();
+    }
+
+    /**
+     * Sets this slice on the calling thread, keeping its nice value and policy ({@code SCHED_OTHER}).
+     *
+     * @return whether the kernel took it (always true for {@link #KERNEL_DEFAULT}, which does nothing)
+     */
+    public boolean applyToCurrentThread() {
+        if (isKernelDefault()) {
+            return true;
+        }
+        try {
+            SchedSetattr.onCurrentThread(slice.toNanos());
+            return true;
+        } catch (LastErrorException e) {
+            warnOnce("the kernel refused it (errno " + e.getErrorCode() + ")");
+        } catch (UnsupportedOperationException | LinkageError e) {
+            warnOnce(e.getMessage());
+        }
+        return false;
+    }
+
+    private void warnOnce(String why) {
+        if (warned.compareAndSet(false, true)) {
+            log.warn("cannot set a {} us time slice on {} and its like, keeping the kernel's: {}",
+                    slice.toNanos() / 1000, Thread.currentThread().getName(), why);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return isKernelDefault() ? "kernel default" : slice.toNanos() / 1000 + " us";
+    }
+
+    /** {@code sched_setattr(2)} through libc's {@code syscall}, which glibc does not wrap. */
+    private static final class SchedSetattr {
+        private static final int PRIO_PROCESS = 0;
+        private static final int SCHED_OTHER = 0;
+        // struct sched_attr, version 1 (SCHED_ATTR_SIZE_VER1): size, policy, flags, nice, priority, runtime,
+        // deadline, period, util_min, util_max.
+        private static final int SIZE = 56;
+        private static final long NUMBER = syscallNumber();
+
+        interface LibC extends Library {
+            LibC INSTANCE = Native.load("c", LibC.class);
+
+            int getpriority(int which, int who) throws LastErrorException;
+
+            long syscall(long number, Object... args) throws LastErrorException;
+        }
+
+        static void onCurrentThread(long runtimeNanos) {
+            if (NUMBER < 0) {
+                throw new UnsupportedOperationException("no sched_setattr on " + System.getProperty("os.name")
+                        + "/" + System.getProperty("os.arch"));
+            }
+            // The call sets nice too, and 0 would undo a renice; who = 0 is the calling thread, not the process.
+            int nice = LibC.INSTANCE.getpriority(PRIO_PROCESS, 0);
+            try (Memory attr = new Memory(SIZE)) {
+                attr.clear();
+                attr.setInt(0, SIZE);
+                attr.setInt(4, SCHED_OTHER);
+                attr.setInt(16, nice);
+                attr.setLong(24, runtimeNanos);
+                LibC.INSTANCE.syscall(NUMBER, 0, attr, 0);
+            }
+        }
+
+        private static long syscallNumber() {
+            if (!System.getProperty("os.name", "").startsWith("Linux")) {
+                return -1;
+            }
+            return switch (System.getProperty("os.arch", "")) {
+                case "amd64", "x86_64" -> 314;
+                case "aarch64" -> 274;
+                default -> -1;
+            };
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.larder.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
+import dev.larder.storage.Store;
+import io.netty.util.concurrent.EventExecutor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --foreground-slice}: the event loops and the workers carry the asked EEVDF slice, as the kernel reports it
+ * for each thread in {@code /proc/thread-self/sched}, read on that very thread; with the default they carry the
+ * kernel's own, like any other thread. Needs Linux 6.12+ (custom slices); elsewhere the flag only warns.
+ */
+@ExtendWith(LeakDetection.class)
+class ForegroundSliceTest {
+
+    private static final Path OWN_SCHED = Path.of("/proc/thread-self/sched");
+
+    @TempDir
+    Path dir;
+
+    /** The slice each thread that ran a storage call had, by thread name. */
+    private final Map<String, Long> workerSlices = new ConcurrentHashMap<>();
+
+    @Test
+    void theEventLoopsAndTheWorkersRunWithTheAskedSlice() throws Exception {
+        assumeCustomSlices();
+        try (TestServer larder = start(Duration.ofMillis(4))) {
+            Map<String, Long> loops = loopSlices(larder);
+            assertEquals(2, loops.size(), loops.toString());
+            loops.forEach((thread, slice) -> assertEquals(4_000_000L, slice, thread));
+            exerciseBothWorkers(larder);
+            assertEquals(2, workerSlices.size(), workerSlices.toString());
+            workerSlices.forEach((thread, slice) -> {
+                assertTrue(thread.startsWith("larder-worker"), thread);
+                assertEquals(4_000_000L, slice, thread);
+            });
+        }
+    }
+
+    @Test
+    void byDefaultTheyKeepTheKernelsSlice() throws Exception {
+        assumeCustomSlices();
+        long kernels = ownSlice();
+        assertFalse(kernels == 4_000_000L, "this test's own thread has a custom slice");
+        try (TestServer larder = start(ServerOptions.DEFAULT_FOREGROUND_SLICE)) {
+            loopSlices(larder).forEach((thread, slice) -> assertEquals(kernels, slice, thread));
+            exerciseBothWorkers(larder);
+            assertEquals(2, workerSlices.size(), workerSlices.toString());
+            workerSlices.forEach((thread, slice) -> assertEquals(kernels, slice, thread));
+        }
+    }
+
+    @Test
+    void aSliceTheKernelWouldClampIsRefused() {
+        for (Duration bad : List.of(Duration.ofNanos(99_999), Duration.ofMillis(101), Duration.ofMillis(-1))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ServerOptions.builder(2).foregroundSlice(bad).build());
+            assertTrue(e.getMessage().contains("foreground-slice"), e.getMessage());
+        }
+        ServerOptions.builder(2).foregroundSlice(Duration.ofNanos(100_000)).build();
+        ServerOptions.builder(2).foregroundSlice(Duration.ofMillis(100)).build();
+    }
+
+    private TestServer start(Duration slice) {
+        return new TestServer(dir, o -> o.ioThreads(2).workers(2).foregroundSlice(slice),
+                this::recordingWorkerSlices, ServerObserver.NOOP);
+    }
+
+    private Store recordingWorkerSlices(Store store) {
+        return new ForwardingStore(store) {
+            @Override
+            public byte[] get(byte[] key) {
+                workerSlices.put(Thread.currentThread().getName(), ownSlice());
+                return super.get(key);
+            }
+
+            @Override
+            public List<byte[]> getAll(List<byte[]> keys) {
+                workerSlices.put(Thread.currentThread().getName(), ownSlice());
+                return delegate.getAll(keys);
+            }
+        };
+    }
+
+    private static Map<String, Long> loopSlices(TestServer larder) throws Exception {
+        Map<String, Long> slices = new ConcurrentHashMap<>();
+        for (EventExecutor loop : larder.server.eventLoops()) {
+            loop.submit(() -> slices.put(Thread.currentThread().getName(), ownSlice())).get(10, TimeUnit.SECONDS);
+        }
+        return slices;
+    }
+
+    /** Connections are spread over the workers in turn, so a GET on each of four reaches both. */
+    private static void exerciseBothWorkers(TestServer larder) throws IOException {
+        for (int i = 0; i < 4; i++) {
+            try (RawHttp c = larder.connect()) {
+                c.send(RawHttp.request("PUT", "/v0/entity?id=k" + i, "v" + i));
+                assertEquals(201, c.read().status());
+                c.send(RawHttp.request("GET", "/v0/entity?id=k" + i, null));
+                assertEquals(200, c.read().status());
+            }
+        }
+    }
+
+    private static long ownSlice() {
+        try {
+            for (String line : Files.readAllLines(OWN_SCHED)) {
+                if (line.startsWith("se.slice")) {
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        throw new IllegalStateException("no se.slice in " + OWN_SCHED);
+    }
+
+    /** Custom slices came with Linux 6.12; the kernel reports each thread's as se.slice. */
+    private static void assumeCustomSlices() throws IOException {
+        String[] version = System.getProperty("os.version", "0.0").split("[.-]");
+        boolean linux612 = System.getProperty("os.name", "").startsWith("Linux")
+                && (Integer.parseInt(version[0]) > 6
+                || Integer.parseInt(version[0]) == 6 && Integer.parseInt(version[1]) >= 12);
+        assumeTrue(linux612 && Files.isReadable(OWN_SCHED)
+                && Files.readString(OWN_SCHED).contains("se.slice"), "needs Linux 6.12+ with se.slice");
+    }
+}
