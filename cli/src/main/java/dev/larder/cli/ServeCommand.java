@@ -172,10 +172,9 @@ public final class ServeCommand implements Callable<Integer> {
                     + "default) (default: ${DEFAULT-VALUE}).")
     BackgroundPriority backgroundPriority;
 
-    // docs/performance.md, "Session 22": on one core the loop and the workers take turns with RocksDB's background
-    // and with each other; a longer slice lets a thread that wakes with a backlog run it off before it is preempted.
-    @Option(names = "--foreground-slice", defaultValue = "${env:LARDER_FOREGROUND_SLICE:-"
-            + "off}",
+    // Off by default: 2, 4 and 8 ms were no better than the kernel's slice in ten alternating runs at the tail rates
+    // (docs/performance.md, "Session 22"). A flag so that trying one is not a C helper and a script.
+    @Option(names = "--foreground-slice", defaultValue = "${env:LARDER_FOREGROUND_SLICE:-off}",
             description = "EEVDF time slice the event loops and the workers set on themselves (Linux 6.12+; "
                     + "elsewhere a warning and the kernel's): off (the kernel's, ~0.75-3 ms) or 100us to 100ms, "
                     + "e.g. 4ms (default: ${DEFAULT-VALUE}).")

@@ -47,7 +47,7 @@ class ServeCommandTest {
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--write-buffer", "--memtables", "--sync",
-                "--background-priority", "--warm-new-tables", "--warmup-requests",
+                "--background-priority", "--foreground-slice", "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
         }
@@ -62,7 +62,7 @@ class ServeCommandTest {
     void flagsBuildTheServerOptions() {
         ServerOptions options = parse("serve", "--workers", "0", "--queue-size", "256", "--rejection",
                 "discard-oldest", "--max-queue-delay", "50ms", "--transport", "nio", "--max-value-size", "1MiB",
-                "--port", "9999", "--io-threads", "3");
+                "--port", "9999", "--io-threads", "3", "--foreground-slice", "4ms");
         assertEquals(0, options.workers());
         assertTrue(options.synchronous());
         assertEquals(256, options.queueSize());
@@ -72,6 +72,7 @@ class ServeCommandTest {
         assertEquals(1 << 20, options.maxValueSize());
         assertEquals(9999, options.port());
         assertEquals(3, options.ioThreads());
+        assertEquals(Duration.ofMillis(4), options.foregroundSlice());
     }
 
     @Test
@@ -83,6 +84,7 @@ class ServeCommandTest {
         assertEquals(128, options.queueSize());
         assertEquals(RejectionMode.ABORT, options.rejection());
         assertEquals(Duration.ZERO, options.maxQueueDelay());
+        assertEquals(Duration.ZERO, options.foregroundSlice(), "the kernel's slice");
         assertEquals(8080, options.port());
         assertEquals("127.0.0.1", options.host());
     }
@@ -150,6 +152,9 @@ class ServeCommandTest {
         Run badPriority = execute("serve", "--background-priority", "idle");
         assertEquals(2, badPriority.status());
         assertTrue(badPriority.err().contains("--background-priority"), badPriority.err());
+        Run clampedSlice = execute("serve", "--foreground-slice", "50us");
+        assertEquals(2, clampedSlice.status());
+        assertTrue(clampedSlice.err().contains("foreground-slice"), clampedSlice.err());
     }
 
     /** -1 is not a hidden "auto": unset means 2 x cores, and a bad value is one line on stderr, not the usage. */

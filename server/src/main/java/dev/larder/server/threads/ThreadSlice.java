@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An EEVDF custom time slice (Linux 6.12+: {@code sched_attr.sched_runtime} of a {@code SCHED_OTHER} thread), which
- * a thread sets on itself when it starts. A longer slice lets a thread that wakes with a backlog run it off before
- * the scheduler hands the core to the next runnable thread: docs/performance.md, "Session 22".
+ * a thread sets on itself when it starts. The slice is how long EEVDF lets a thread run before it may hand the core to
+ * another with an earlier deadline, and how long a running thread is protected from one that wakes; which value serves
+ * a server's tail best is a measurement (docs/performance.md, "Session 22": none better than the kernel's here).
  *
  * <p>Where the call is refused (another OS or CPU, an older kernel, a seccomp filter) the thread keeps the kernel's
  * slice and one warning is logged; nothing else depends on it.
