@@ -104,7 +104,7 @@ public final class RocksDbStore implements Store, StoreStats {
                 // LZ4 at every level, the bottom included (ZSTD there before): a compaction into the bottom level
                 // runs at nice 19 on the core the requests need, and every cache miss and table warm-up there
                 // decompresses. With LZ4 a compaction cost 0.62-0.66 us of CPU per record against 0.81-0.87, and in
-                // alternating phase runs the first GET phase after a write phase had p99 8.1 ms against 17.0 (medians
+                // alternating phase runs the first GET phase after a write phase had p99 8.1 ms against 16.9 (medians
                 // of 5 and 6 runs), for about 1.5x the bytes at the bottom level on the benchmark's values
                 // (docs/performance.md, "Session 22").
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
