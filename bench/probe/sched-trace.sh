@@ -14,31 +14,13 @@ cd "$(dirname "$0")/../.."
 out=$1; shift
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-helper=/tmp/larder-setslice
-if [ -n "${BG_NS:-}${FG_NS:-}" ] && [ ! -x $helper ]; then gcc -O2 -o $helper bench/probe/setslice.c; fi
 (
   while ! P=$(pgrep -f "serve --port ${PORT:-18385}" | head -1) || [ -z "$P" ]; do sleep 0.2; done
   taskset -c 0 perf record -q -k mono -e syscalls:sys_enter_futex -e sched:sched_switch -p "$P" -o "$out/perf.data" \
     > "$out/perf.log" 2>&1 &
   pp=$!
   python3 -c "import time; print(time.time() - time.clock_gettime(time.CLOCK_MONOTONIC))" > "$out/mono-offset"
-  declare -A seen
-  while kill -0 "$P" 2>/dev/null; do
-    if [ -n "${BG_NS:-}${FG_NS:-}" ]; then
-      for t in /proc/$P/task/*; do
-        tid=${t##*/}; [ -n "${seen[$tid]:-}" ] && continue
-        c=$(cat "$t/comm" 2>/dev/null) || continue
-        ns=
-        case "$c" in
-          rocksdb:*|larder-warmer) ns=${BG_NS:-} ;;
-          larder-io*|larder-worker*) ns=${FG_NS:-} ;;
-        esac
-        if [ -n "$ns" ]; then $helper "$ns" "$tid" 2>/dev/null && echo "$c $tid $ns" >> "$out/applied"; fi
-        seen[$tid]=1
-      done
-    fi
-    sleep 0.5
-  done
+  bench/probe/apply-slices.sh "$P" "${BG_NS:-}" "${FG_NS:-}" 0.5 "$out/applied"  # returns when the server ends
   kill -INT $pp 2>/dev/null || true
   wait $pp || true
 ) &

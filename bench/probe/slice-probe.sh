@@ -7,26 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 v=$1; out=$2
-helper=/tmp/larder-setslice
-[ -x $helper ] || gcc -O2 -o $helper bench/probe/setslice.c
+bg=; fg=
+case "$v" in bg) bg=100000 ;; long) fg=4000000 ;; esac
 (
   [ "$v" = base ] && exit 0
   while ! P=$(pgrep -f "serve --port ${PORT:-18385}" | head -1) || [ -z "$P" ]; do sleep 0.2; done
-  declare -A seen
-  while kill -0 "$P" 2>/dev/null; do
-    for t in /proc/$P/task/*; do
-      tid=${t##*/}; [ -n "${seen[$tid]:-}" ] && continue
-      c=$(cat "$t/comm" 2>/dev/null) || continue
-      ns=
-      case "$c" in
-        rocksdb:*|larder-warmer) [ "$v" = bg ] && ns=100000 ;;
-        larder-io*|*worker*) [ "$v" = long ] && ns=4000000 ;;
-      esac
-      if [ -n "$ns" ]; then $helper "$ns" "$tid" 2>/dev/null && echo "$c $tid $ns" >> "$out.applied"; fi
-      seen[$tid]=1
-    done
-    sleep 1
-  done
+  bench/probe/apply-slices.sh "$P" "$bg" "$fg" 1 "$out.applied"
 ) &
 OUT=$out bench/phase-probe.sh > "$out.txt" 2>&1
 wait
