@@ -180,6 +180,14 @@ public final class ServeCommand implements Callable<Integer> {
                     + "e.g. 4ms (default: ${DEFAULT-VALUE}).")
     Duration foregroundSlice;
 
+    // Off by default until measured at the tail rates as well as below them (docs/performance.md, "Session 23").
+    @Option(names = "--io-coalesce", defaultValue = "${env:LARDER_IO_COALESCE:-off}",
+            description = "Under moderate load, an event loop with nothing left to do waits this long before it "
+                    + "blocks for I/O, so one wake-up serves what arrives meanwhile: less CPU per request at a fixed "
+                    + "rate for up to about twice this much latency; off (block at once) or 10us to 5ms, e.g. 200us "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration ioCoalesce;
+
     @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",
             fallbackValue = "true", arity = "0..1",
             description = "Right after a flush or a compaction, read the table files it wrote into the block cache "
@@ -433,6 +441,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .limitAlgorithm(limitAlgorithm)
                     .inlineBatch(inlineBatch)
                     .foregroundSlice(foregroundSlice)
+                    .ioCoalesce(ioCoalesce)
                     .maxQueueDelay(maxQueueDelay)
                     .maxValueSize(toInt("--max-value-size", maxValueSize))
                     .maxRequestLine(toInt("--max-request-line", maxRequestLine))

@@ -47,7 +47,7 @@ class ServeCommandTest {
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--write-buffer", "--memtables", "--sync",
-                "--background-priority", "--foreground-slice", "--warm-new-tables", "--warmup-requests",
+                "--background-priority", "--foreground-slice", "--io-coalesce", "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
         }
@@ -62,7 +62,7 @@ class ServeCommandTest {
     void flagsBuildTheServerOptions() {
         ServerOptions options = parse("serve", "--workers", "0", "--queue-size", "256", "--rejection",
                 "discard-oldest", "--max-queue-delay", "50ms", "--transport", "nio", "--max-value-size", "1MiB",
-                "--port", "9999", "--io-threads", "3", "--foreground-slice", "4ms");
+                "--port", "9999", "--io-threads", "3", "--foreground-slice", "4ms", "--io-coalesce", "200us");
         assertEquals(0, options.workers());
         assertTrue(options.synchronous());
         assertEquals(256, options.queueSize());
@@ -73,6 +73,7 @@ class ServeCommandTest {
         assertEquals(9999, options.port());
         assertEquals(3, options.ioThreads());
         assertEquals(Duration.ofMillis(4), options.foregroundSlice());
+        assertEquals(Duration.ofNanos(200_000), options.ioCoalesce());
     }
 
     @Test
@@ -85,6 +86,7 @@ class ServeCommandTest {
         assertEquals(RejectionMode.ABORT, options.rejection());
         assertEquals(Duration.ZERO, options.maxQueueDelay());
         assertEquals(Duration.ZERO, options.foregroundSlice(), "the kernel's slice");
+        assertEquals(Duration.ZERO, options.ioCoalesce(), "the loops block at once");
         assertEquals(8080, options.port());
         assertEquals("127.0.0.1", options.host());
     }
@@ -155,6 +157,10 @@ class ServeCommandTest {
         Run clampedSlice = execute("serve", "--foreground-slice", "50us");
         assertEquals(2, clampedSlice.status());
         assertTrue(clampedSlice.err().contains("foreground-slice"), clampedSlice.err());
+        Run longCoalesce = execute("serve", "--io-coalesce", "20ms");
+        assertEquals(2, longCoalesce.status());
+        assertTrue(longCoalesce.err().contains("io-coalesce") && longCoalesce.err().contains("10us to 5ms"),
+                longCoalesce.err());
     }
 
     /** -1 is not a hidden "auto": unset means 2 x cores, and a bad value is one line on stderr, not the usage. */

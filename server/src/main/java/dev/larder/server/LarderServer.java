@@ -4,6 +4,7 @@ import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.server.context.ServerContext;
+import dev.larder.server.http.CoalescingIoHandler;
 import dev.larder.server.http.ConnectionLimiter;
 import dev.larder.server.http.LarderServerInitializer;
 import dev.larder.server.http.Transport;
@@ -59,7 +60,7 @@ public final class LarderServer implements AutoCloseable {
         this.transport = Transport.select(options.transport());
         this.eventLoops = new MultiThreadIoEventLoopGroup(options.ioThreads(),
                 new SlicedThreadFactory("larder-io", ThreadSlice.of(options.foregroundSlice())),
-                transport.ioHandlers());
+                CoalescingIoHandler.factory(transport.ioHandlers(), options.ioCoalesce()));
         this.offload = Offload.create(options, observer);
         this.context = new ServerContext(options, store, offload, observer);
         this.limiter = new ConnectionLimiter(options.maxConnections(), observer);
@@ -173,7 +174,9 @@ public final class LarderServer implements AutoCloseable {
         String host = address.getHostString();
         // An IPv6 literal needs brackets in a URL, or the port cannot be told from the address.
         String authority = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
-        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + " " + pool
+        String coalesce = options.ioCoalesce().isZero() ? ""
+                : " io-coalesce=" + options.ioCoalesce().toNanos() / 1000 + "us";
+        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + coalesce + " " + pool
                 + " listening on " + security.scheme() + "://" + authority + security.describe();
     }
 

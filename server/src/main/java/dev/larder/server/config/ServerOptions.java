@@ -31,6 +31,9 @@ import java.util.Objects;
  *                           one batch); 0 = always hand over
  * @param foregroundSlice    the EEVDF time slice the event loops and the workers set on themselves (Linux 6.12+);
  *                           {@link Duration#ZERO} = the kernel's
+ * @param ioCoalesce         how long an event loop with nothing left to do waits before it blocks for I/O, so that
+ *                           one wake-up serves what arrives meanwhile (only under moderate load);
+ *                           {@link Duration#ZERO} = block at once
  */
 public record ServerOptions(
         String host,
@@ -52,7 +55,8 @@ public record ServerOptions(
         int rangeBatchBytes,
         LimitAlgorithm limitAlgorithm,
         int inlineBatch,
-        Duration foregroundSlice) {
+        Duration foregroundSlice,
+        Duration ioCoalesce) {
 
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
     public static final int MIN_QUEUE_SIZE = 16;
@@ -68,6 +72,11 @@ public record ServerOptions(
     public static final Duration MAX_SLICE = Duration.ofMillis(100);
     /** {@code --foreground-slice}'s default. */
     public static final Duration DEFAULT_FOREGROUND_SLICE = Duration.ZERO;
+    /** {@code --io-coalesce}'s bounds: below 10 us a sleep costs more than it saves; above 5 ms it is the tail. */
+    public static final Duration MIN_IO_COALESCE = Duration.ofNanos(10_000);
+    public static final Duration MAX_IO_COALESCE = Duration.ofMillis(5);
+    /** {@code --io-coalesce}'s default. */
+    public static final Duration DEFAULT_IO_COALESCE = Duration.ZERO;
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -79,6 +88,7 @@ public record ServerOptions(
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(limitAlgorithm, "limitAlgorithm");
         Objects.requireNonNull(foregroundSlice, "foregroundSlice");
+        Objects.requireNonNull(ioCoalesce, "ioCoalesce");
         check(port >= 0 && port <= 65535, "port", port, "0..65535");
         check(ioThreads > 0, "io-threads", ioThreads, "> 0");
         check(workers >= 0, "workers", workers, ">= 0");
@@ -97,6 +107,8 @@ public record ServerOptions(
         check(foregroundSlice.isZero() || foregroundSlice.compareTo(MIN_SLICE) >= 0
                 && foregroundSlice.compareTo(MAX_SLICE) <= 0, "foreground-slice", foregroundSlice,
                 "off, or 100us to 100ms");
+        check(ioCoalesce.isZero() || ioCoalesce.compareTo(MIN_IO_COALESCE) >= 0
+                && ioCoalesce.compareTo(MAX_IO_COALESCE) <= 0, "io-coalesce", ioCoalesce, "off, or 10us to 5ms");
         check(rejection != RejectionMode.ADAPTIVE || workers > 0, "rejection", rejection.flag(),
                 "not adaptive with --workers 0: there are no workers to limit");
     }
@@ -135,6 +147,7 @@ public record ServerOptions(
         b.limitAlgorithm = limitAlgorithm;
         b.inlineBatch = inlineBatch;
         b.foregroundSlice = foregroundSlice;
+        b.ioCoalesce = ioCoalesce;
         return b;
     }
 
@@ -170,6 +183,7 @@ public record ServerOptions(
         private LimitAlgorithm limitAlgorithm = LimitAlgorithm.VEGAS;
         private int inlineBatch = DEFAULT_INLINE_BATCH;
         private Duration foregroundSlice = DEFAULT_FOREGROUND_SLICE;
+        private Duration ioCoalesce = DEFAULT_IO_COALESCE;
 
         private Builder(int cores) {
             ioThreads = cores;
@@ -196,12 +210,13 @@ public record ServerOptions(
         public Builder limitAlgorithm(LimitAlgorithm v) { limitAlgorithm = v; return this; }
         public Builder inlineBatch(int v) { inlineBatch = v; return this; }
         public Builder foregroundSlice(Duration v) { foregroundSlice = v; return this; }
+        public Builder ioCoalesce(Duration v) { ioCoalesce = v; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
                     maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch,
-                    foregroundSlice);
+                    foregroundSlice, ioCoalesce);
         }
     }
 }
