@@ -75,7 +75,10 @@ public record ServerOptions(
     /** {@code --io-coalesce}'s bounds: below 10 us a sleep costs more than it saves; above 5 ms it is the tail. */
     public static final Duration MIN_IO_COALESCE = Duration.ofNanos(10_000);
     public static final Duration MAX_IO_COALESCE = Duration.ofMillis(5);
-    /** {@code --io-coalesce}'s default. */
+    /**
+     * {@code --io-coalesce}'s default: off. At 40k GET/s 200 us took 0.78-0.86x the CPU per request, for p50 +0.4 ms,
+     * but p99 at the tail benchmark's rates was no better (docs/performance.md, "Session 23").
+     */
     public static final Duration DEFAULT_IO_COALESCE = Duration.ZERO;
 
     public ServerOptions {
