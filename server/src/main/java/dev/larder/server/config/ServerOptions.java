@@ -107,13 +107,17 @@ public record ServerOptions(
         check(writeHighWaterMark >= 1024, "write-high-water-mark", writeHighWaterMark, ">= 1024");
         check(rangeBatchBytes > 0, "range-batch-bytes", rangeBatchBytes, "> 0");
         check(inlineBatch >= 0, "inline-batch", inlineBatch, ">= 0");
-        check(foregroundSlice.isZero() || foregroundSlice.compareTo(MIN_SLICE) >= 0
-                && foregroundSlice.compareTo(MAX_SLICE) <= 0, "foreground-slice", foregroundSlice,
+        check(offOrBetween(foregroundSlice, MIN_SLICE, MAX_SLICE), "foreground-slice", foregroundSlice,
                 "off, or 100us to 100ms");
-        check(ioCoalesce.isZero() || ioCoalesce.compareTo(MIN_IO_COALESCE) >= 0
-                && ioCoalesce.compareTo(MAX_IO_COALESCE) <= 0, "io-coalesce", ioCoalesce, "off, or 10us to 5ms");
+        check(offOrBetween(ioCoalesce, MIN_IO_COALESCE, MAX_IO_COALESCE), "io-coalesce", ioCoalesce,
+                "off, or 10us to 5ms");
         check(rejection != RejectionMode.ADAPTIVE || workers > 0, "rejection", rejection.flag(),
                 "not adaptive with --workers 0: there are no workers to limit");
+    }
+
+    /** Zero (the flag's {@code off}) or within {@code [min, max]}. */
+    private static boolean offOrBetween(Duration value, Duration min, Duration max) {
+        return value.isZero() || value.compareTo(min) >= 0 && value.compareTo(max) <= 0;
     }
 
     private static void check(boolean ok, String name, Object value, String expected) {

@@ -45,14 +45,14 @@ public final class CoalescingIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
-        long start = System.nanoTime();
+        long ioStart = System.nanoTime();
         if (context.canBlock()) {
-            long wait = coalescer.waitBeforeBlocking(start, context.delayNanos(start));
+            long wait = coalescer.waitBeforeBlocking(ioStart, context.delayNanos(ioStart));
             if (wait > 0) {
                 LockSupport.parkNanos(wait);
+                ioStart = System.nanoTime();
             }
         }
-        long ioStart = System.nanoTime();
         int handled = delegate.run(context);
         coalescer.ran(ioStart, System.nanoTime());
         return handled;
