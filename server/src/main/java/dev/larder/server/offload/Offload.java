@@ -9,8 +9,10 @@ import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
 
 /**
- * Where storage work runs. Each connection takes one {@link Lane} and keeps it, so all of its requests run on the
- * same worker, one after another, and its pipelined responses stay in order.
+ * Where storage work runs. Each connection takes one {@link Lane} and keeps it. A connection has one request at a
+ * worker at a time (its pipelined requests wait in the dispatcher), so its responses stay in order wherever each
+ * runs: a range stream's steps stay on the lane's worker (its cursor is confined to it), while GETs, PUTs and
+ * DELETEs read in one event-loop iteration go together to the worker the loop picks ({@code WorkerChoice}).
  */
 public interface Offload extends AutoCloseable {
 
@@ -40,7 +42,7 @@ public interface Offload extends AutoCloseable {
     @Override
     void close();
 
-    /** The executor a connection is pinned to. */
+    /** A connection's way to the workers: its own worker for range streams, its loop's choice for the rest. */
     interface Lane {
 
         /** Runs {@code task} on this lane, or answers it per the rejection mode when the lane is full. */

@@ -26,6 +26,7 @@ final class SubmissionBatch implements Runnable {
     private final int inlineBatch;
     private final Predicate<Worker> mayRunInPlaceOf;
     private final Runnable ranOnLoop;
+    private final WorkerChoice choice;
     private final QuickRun quickRun = new QuickRun();
     private final List<WorkerTask> share = new ArrayList<>();
     private final List<WorkerTask> left = new ArrayList<>();
@@ -39,14 +40,17 @@ final class SubmissionBatch implements Runnable {
      * {@code submitQuietly} hands one task over without waking its worker; the batch wakes each worker once, after
      * its whole share is queued. {@code mayRunInPlaceOf} says whether a worker has nothing queued or running (and
      * is not shutting down), so that its share may run here; {@code ranOnLoop} is told of each task that did.
+     * {@code choice} places the iteration's GETs, PUTs and DELETEs; other tasks (a range stream's) stay on the worker
+     * they were added for.
      */
     SubmissionBatch(SingleThreadEventLoop loop, BiConsumer<Worker, WorkerTask> submitQuietly, int inlineBatch,
-                    Predicate<Worker> mayRunInPlaceOf, Runnable ranOnLoop) {
+                    Predicate<Worker> mayRunInPlaceOf, Runnable ranOnLoop, WorkerChoice choice) {
         this.loop = loop;
         this.submitQuietly = submitQuietly;
         this.inlineBatch = inlineBatch;
         this.mayRunInPlaceOf = mayRunInPlaceOf;
         this.ranOnLoop = ranOnLoop;
+        this.choice = choice;
     }
 
     boolean onItsLoop() {
@@ -83,6 +87,7 @@ final class SubmissionBatch implements Runnable {
         this.workers = spareWorkers;
         this.tasks = spareTasks;
         try {
+            placeCalls(workers, tasks);
             int n = tasks.size();
             for (int i = 0; i < n; i++) {
                 Worker worker = workers.get(i);
@@ -95,6 +100,33 @@ final class SubmissionBatch implements Runnable {
             tasks.clear();
             spareWorkers = workers;
             spareTasks = tasks;
+        }
+    }
+
+    /**
+     * Points the iteration's batchable calls (GET, PUT, DELETE) at the workers {@link WorkerChoice} picks, a worker's
+     * run ({@link Worker#MAX_BATCH}) at a time, so a busy iteration still spreads over several workers.
+     */
+    private void placeCalls(List<Worker> workers, List<WorkerTask> tasks) {
+        int calls = 0;
+        for (WorkerTask task : tasks) {
+            if (task instanceof BatchableTask) {
+                calls++;
+            }
+        }
+        choice.startHandOver();
+        Worker target = null;
+        int left = 0;
+        for (int i = 0; i < tasks.size() && calls > 0; i++) {
+            if (tasks.get(i) instanceof BatchableTask) {
+                if (left == 0) {
+                    left = Math.min(Worker.MAX_BATCH, calls);
+                    target = choice.next(left);
+                }
+                workers.set(i, target);
+                left--;
+                calls--;
+            }
         }
     }
 

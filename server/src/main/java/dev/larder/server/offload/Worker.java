@@ -18,11 +18,13 @@ import java.util.concurrent.Executor;
 final class Worker extends SingleThreadEventExecutor {
 
     /** Tasks run back to back before the answers gathered so far are handed to the event loops. */
-    private static final int MAX_BATCH = 16;
+    static final int MAX_BATCH = 16;
 
     private final RunQueue queue;
     private final CompletionBatch completions = new CompletionBatch();
     private volatile boolean running;
+    /** {@link System#nanoTime()} when the run in progress started; meaningful while {@link #running}. */
+    private volatile long runStarted;
     private volatile ServerObserver observer = ServerObserver.NOOP;
 
     Worker(EventExecutorGroup parent, Executor executor, int capacity, RejectedExecutionHandler rejection) {
@@ -49,6 +51,7 @@ final class Worker extends SingleThreadEventExecutor {
         for (;;) {
             Runnable task = takeTask();
             if (task != null) {
+                runStarted = System.nanoTime();
                 running = true;
                 try {
                     do {
@@ -130,6 +133,14 @@ final class Worker extends SingleThreadEventExecutor {
     /** Queues {@code task} without going through rejection; {@code false} when full. */
     boolean offer(Runnable task) {
         return queue.offer(task);
+    }
+
+    /**
+     * How long the run in progress has taken so far at {@code now}, or -1 when none is (racy; for
+     * {@link WorkerChoice}).
+     */
+    long runningFor(long now) {
+        return running ? now - runStarted : -1;
     }
 
     /** Whether the queue is empty and no task is running (racy; for draining). */

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /** The bounded {@link WorkerGroup} behind the {@link Offload} contract. */
@@ -27,12 +28,16 @@ final class WorkerPool implements Offload {
     private final RejectionMode mode;
     private final RejectionPolicy rejection;
     private final int inlineBatch;
+    /** Event loops that have asked for a lane so far, and how many there are: each starts its choice elsewhere. */
+    private final AtomicInteger loopsSeen = new AtomicInteger();
+    private final int loopsHint;
     private volatile boolean draining;
 
     WorkerPool(ServerOptions options, ServerObserver observer) {
         this.observer = observer;
         this.mode = options.rejection();
         this.inlineBatch = options.inlineBatch();
+        this.loopsHint = options.ioThreads();
         this.rejection = new RejectionPolicy(options.rejection(), observer);
         this.group = new WorkerGroup(options.workers(), options.queueSize(), rejection,
                 ThreadSlice.of(options.foregroundSlice()));
@@ -49,14 +54,16 @@ final class WorkerPool implements Offload {
 
     /**
      * Called on the connection's event loop: the lane submits through that loop's {@link SubmissionBatch}, so work
-     * read in one iteration reaches the workers together. Off an event loop (tests) it submits at once.
+     * read in one iteration reaches the workers together, its GETs, PUTs and DELETEs on the workers that loop's
+     * {@link WorkerChoice} picks. Off an event loop (tests) it submits at once, to the lane's own worker.
      */
     @Override
     public Lane newLane() {
         SubmissionBatch batch = null;
         if (ThreadExecutorMap.currentExecutor() instanceof SingleThreadEventLoop loop) {
             batch = batches.computeIfAbsent(loop, l -> new SubmissionBatch(loop, this::submitQuietly, inlineBatch,
-                    this::mayRunInPlaceOf, observer::ranOnEventLoop));
+                    this::mayRunInPlaceOf, observer::ranOnEventLoop,
+                    new WorkerChoice(workers, loopsSeen.getAndIncrement() * workers.size() / loopsHint)));
         }
         return new WorkerLane((Worker) group.next(), batch);
     }
