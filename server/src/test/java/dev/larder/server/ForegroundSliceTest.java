@@ -108,7 +108,10 @@ class ForegroundSliceTest {
         return slices;
     }
 
-    /** Connections are spread over the workers in turn, so a GET on each of four reaches both. */
+    /**
+     * Connections are spread over the two event loops in turn and each loop prefers a different worker (WorkerChoice),
+     * so a GET on each of four reaches both.
+     */
     private static void exerciseBothWorkers(TestServer larder) throws IOException {
         for (int i = 0; i < 4; i++) {
             try (RawHttp c = larder.connect()) {

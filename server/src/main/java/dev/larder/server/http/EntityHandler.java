@@ -8,7 +8,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * {@code GET}, {@code PUT} or {@code DELETE /v0/entity?id=ID}: checks the id, copies id and body out of the request
- * buffer, and hands the call to the connection's worker.
+ * buffer, and hands the call to the workers (the worker the event loop picks for its iteration's calls).
  */
 final class EntityHandler implements RouteHandler {
 

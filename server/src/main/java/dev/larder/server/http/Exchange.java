@@ -9,7 +9,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * What a {@link RouteHandler} may do with the request it serves: answer it on the event loop, or hand storage work to
- * the connection's worker. The connection ({@link RequestDispatcher}) implements it; every call is on its event loop.
+ * the workers (the event loop's WorkerChoice places GETs, PUTs and DELETEs; a range stream keeps the connection's
+ * worker). The connection ({@link RequestDispatcher}) implements it; every call is on its event loop.
  */
 interface Exchange extends Responder {
 
@@ -19,7 +20,7 @@ interface Exchange extends Responder {
     /** Answers the request now, on the event loop. */
     void answer(Answer answer);
 
-    /** Hands {@code task} to the connection's worker; the task answers the request. */
+    /** Hands {@code task} to the workers through the connection's lane; the task answers the request. */
     void submit(WorkerTask task);
 
     /** Streams the keys {@code start <= key < end} ({@code end == null}: to the last key) as the answer. */

@@ -12,11 +12,12 @@ import java.util.concurrent.TimeUnit;
  * (docs/performance.md, "Session 24").
  *
  * <p>The choice, in this event loop's order of the workers: the first with nothing queued whose run in progress, if
- * any, is younger than {@link #HELD_UP}; else the one with the fewest queued (the first of those). A worker in the middle of a short run
- * counts as free because it takes the stretch as soon as the run ends, with no wake-up: on a core it shares with the
- * loop that is sooner than a parked worker would start. One held up longer (a read from disk, a stalled write) is
- * passed over, so the calls of other connections do not wait behind it.
- * Confined to its event loop's thread.
+ * any, is younger than {@link #HELD_UP}; else the one with the fewest queued (the first of those). A worker in the
+ * middle of a short run counts as free because it takes the stretch as soon as the run ends, with no wake-up: on a
+ * core it shares with the loop that is sooner than a parked worker would start. One held up longer (a read from
+ * disk, a stalled write) is passed over while another worker is free, so calls of other connections do not wait
+ * behind it; when none is free the fewest queued wins, which can be the held-up one (it has nothing queued), so under
+ * load a stall can still hold up a stretch of calls. Confined to its event loop's thread.
  */
 final class WorkerChoice {
 
