@@ -10,6 +10,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 
 /**
  * A real store whose calls on keys starting with {@code block} wait until the test opens the gate: the way to
@@ -23,6 +25,14 @@ final class GatedStore extends ForwardingStore {
 
     GatedStore(Store delegate) {
         super(delegate);
+    }
+
+    /** A {@link TestServer} store wrapper that gates the real store and leaves the gate in {@code gate}. */
+    static UnaryOperator<Store> into(AtomicReference<GatedStore> gate) {
+        return store -> {
+            gate.set(new GatedStore(store));
+            return gate.get();
+        };
     }
 
     /** How many {@link #getAll} and {@link #write} calls there were: storage calls made for several requests. */

@@ -42,10 +42,7 @@ class RejectionModesTest {
         AtomicReference<GatedStore> ref = new AtomicReference<>();
         larder = new TestServer(dir, o -> o.ioThreads(1).workers(1).queueSize(QUEUE).rejection(mode)
                 .maxQueueDelay(maxQueueDelay).shutdownTimeout(shutdownTimeout),
-                s -> {
-                    ref.set(new GatedStore(s));
-                    return ref.get();
-                }, new ServerObserver() {
+                GatedStore.into(ref), new ServerObserver() {
                     @Override
                     public void workerRun(int tasks) {
                         runs.add(tasks);

@@ -55,10 +55,7 @@ class SlowClientTest {
         };
         larder = new TestServer(dir, o -> o.readTimeout(READ_TIMEOUT).idleTimeout(idleTimeout)
                 .maxConnections(maxConnections).writeHighWaterMark(HIGH_WATER_MARK).maxValueSize(1 << 20),
-                s -> {
-                    ref.set(new GatedStore(s));
-                    return ref.get();
-                }, counting);
+                GatedStore.into(ref), counting);
         gated = ref.get();
     }
 

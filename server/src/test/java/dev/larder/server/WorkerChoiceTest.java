@@ -31,10 +31,7 @@ class WorkerChoiceTest {
     private void start(int workers) {
         AtomicReference<GatedStore> ref = new AtomicReference<>();
         larder = new TestServer(dir, o -> o.ioThreads(1).workers(workers).queueSize(16),
-                s -> {
-                    ref.set(new GatedStore(s));
-                    return ref.get();
-                }, ServerObserver.NOOP);
+                GatedStore.into(ref), ServerObserver.NOOP);
         gated = ref.get();
     }
 
