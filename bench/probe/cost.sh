@@ -17,13 +17,8 @@ cd "$(dirname "$0")/../.."
 JAR=${JAR:-cli/target/larder.jar}
 PORT=${PORT:-18385}
 mkdir -p "$(dirname "$OUT")"
-data=$(mktemp -d /tmp/larder-cost.XXXXXX)
-larder_start pid "$JAR" "$PORT" "$OUT.server.log" --data-dir "$data" --admin-port 0 "$@"
-taskset -c "$CLIENT_CPU" java -jar "$JAR" bench -R "$RATE" -d 24s -w "$WL" --prefill --keys 100000 --json "$OUT.json" \
-  "http://127.0.0.1:$PORT" > "$OUT.bench" 2>&1 &
-bench=$!
-# Prefill (~3 s) and the bench's 10 s warm-up first; then 8 s inside the 24 s window.
-sleep 14
+fixed_rate_probe_start "$OUT" "$JAR" "$PORT" "$RATE" "$WL" "$@"
+# 8 s inside the 24 s window.
 t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
 taskset -c "$CLIENT_CPU" perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "$pid" -- sleep 8 \
   2> "$OUT.perf" > /dev/null

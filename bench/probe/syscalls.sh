@@ -16,13 +16,8 @@ cd "$(dirname "$0")/../.."
 JAR=${JAR:-cli/target/larder.jar}
 PORT=${PORT:-18395}
 mkdir -p "$(dirname "$OUT")"
-data=$(mktemp -d /tmp/larder-syscalls.XXXXXX)
-larder_start pid "$JAR" "$PORT" "$OUT.server.log" --data-dir "$data" --admin-port 0 "$@"
-taskset -c "$CLIENT_CPU" java -jar "$JAR" bench -R "$RATE" -d 24s -w "$WL" --prefill --keys 100000 --json "$OUT.json" \
-  "http://127.0.0.1:$PORT" > "$OUT.bench" 2>&1 &
-bench=$!
-# Prefill (~3 s) and the bench's 10 s warm-up first; then 5 s inside the 24 s window.
-sleep 14
+fixed_rate_probe_start "$OUT" "$JAR" "$PORT" "$RATE" "$WL" "$@"
+# 5 s inside the 24 s window.
 taskset -c "$CLIENT_CPU" perf stat --per-thread -x, -o "$OUT.perf" -p "$pid" \
   -e raw_syscalls:sys_enter,syscalls:sys_enter_io_uring_enter,syscalls:sys_enter_futex,syscalls:sys_enter_write \
   -e context-switches -- sleep 5 > /dev/null 2>&1
