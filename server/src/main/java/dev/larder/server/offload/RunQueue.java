@@ -16,7 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * preempts the loop and leaves with a run of one; here the loop offers its batch quietly and wakes the worker once.
  *
  * <p>One lock: every critical section is a few field updates, and producers pay it once per task, the worker once
- * per task it takes.
+ * per task it takes. The size is also kept in a volatile field, so that an event loop choosing among workers
+ * ({@link WorkerChoice}) reads every worker's queue without taking its lock.
  */
 final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
 
@@ -25,6 +26,8 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private int waiting;
+    /** {@code tasks.size()}, written under the lock after each change. */
+    private volatile int count;
 
     RunQueue(int capacity) {
         this.capacity = capacity;
@@ -70,6 +73,7 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
                 return false;
             }
             tasks.addLast(task);
+            count = tasks.size();
             if (wake && waiting > 0) {
                 notEmpty.signal();
             }
@@ -114,7 +118,7 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
                     waiting--;
                 }
             }
-            return tasks.pollFirst();
+            return takeFirst();
         } finally {
             lock.unlock();
         }
@@ -124,7 +128,7 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
     public Runnable poll() {
         lock.lock();
         try {
-            return tasks.pollFirst();
+            return takeFirst();
         } finally {
             lock.unlock();
         }
@@ -144,25 +148,23 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
     public boolean remove(Object task) {
         lock.lock();
         try {
-            return tasks.remove(task);
+            boolean removed = tasks.remove(task);
+            count = tasks.size();
+            return removed;
         } finally {
             lock.unlock();
         }
     }
 
+    /** A snapshot, read without the lock. */
     @Override
     public int size() {
-        lock.lock();
-        try {
-            return tasks.size();
-        } finally {
-            lock.unlock();
-        }
+        return count;
     }
 
     @Override
     public int remainingCapacity() {
-        return capacity - size();
+        return capacity - count;
     }
 
     @Override
@@ -176,13 +178,20 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
         try {
             int n = 0;
             while (n < max && !tasks.isEmpty()) {
-                into.add(tasks.pollFirst());
+                into.add(takeFirst());
                 n++;
             }
             return n;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Call with the lock held. */
+    private Runnable takeFirst() {
+        Runnable task = tasks.pollFirst();
+        count = tasks.size();
+        return task;
     }
 
     /** A snapshot: the queue may change while it is walked. */

@@ -105,7 +105,8 @@ final class SubmissionBatch implements Runnable {
 
     /**
      * Points the iteration's batchable calls (GET, PUT, DELETE) at the workers {@link WorkerChoice} picks, a worker's
-     * run ({@link Worker#MAX_BATCH}) at a time, so a busy iteration still spreads over several workers.
+     * run ({@link Worker#MAX_BATCH}) at a time, or less when no worker has room for a run, so a busy iteration
+     * still spreads over several workers.
      */
     private void placeCalls(List<Worker> workers, List<WorkerTask> tasks) {
         int calls = 0;
@@ -120,8 +121,8 @@ final class SubmissionBatch implements Runnable {
         for (int i = 0; i < tasks.size() && calls > 0; i++) {
             if (tasks.get(i) instanceof BatchableTask) {
                 if (left == 0) {
-                    left = Math.min(Worker.MAX_BATCH, calls);
-                    target = choice.next(left);
+                    target = choice.next(Math.min(Worker.MAX_BATCH, calls));
+                    left = choice.granted();
                 }
                 workers.set(i, target);
                 left--;

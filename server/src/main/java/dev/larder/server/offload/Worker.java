@@ -143,6 +143,11 @@ final class Worker extends SingleThreadEventExecutor {
         return running ? now - runStarted : -1;
     }
 
+    /** How many more tasks the queue takes now (racy, read without its lock; for {@link WorkerChoice}). */
+    int room() {
+        return queue.remainingCapacity();
+    }
+
     /** Whether the queue is empty and no task is running (racy; for draining). */
     boolean idle() {
         return queue.isEmpty() && !running;

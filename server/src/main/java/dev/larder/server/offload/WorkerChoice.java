@@ -12,12 +12,16 @@ import java.util.concurrent.TimeUnit;
  * (docs/performance.md, "Session 24").
  *
  * <p>The choice, in this event loop's order of the workers: the first with nothing queued whose run in progress, if
- * any, is younger than {@link #HELD_UP}; else the one with the fewest queued (the first of those). A worker in the
- * middle of a short run counts as free because it takes the stretch as soon as the run ends, with no wake-up: on a
- * core it shares with the loop that is sooner than a parked worker would start. One held up longer (a read from
- * disk, a stalled write) is passed over while another worker is free, so calls of other connections do not wait
- * behind it; when none is free the fewest queued wins, which can be the held-up one (it has nothing queued), so under
- * load a stall can still hold up a stretch of calls. Confined to its event loop's thread.
+ * any, is younger than {@link #HELD_UP}. A worker in the middle of a short run counts as free because it takes the
+ * stretch as soon as the run ends, with no wake-up: on a core it shares with the loop that is sooner than a parked
+ * worker would start. When none is free: the fewest queued among those not held up (a read from disk, a stalled
+ * write) that have room for the whole stretch, then the fewest queued among any with room, so calls of other
+ * connections wait behind a held-up worker only when every other worker is held up or full. When no worker has room
+ * for the whole stretch it is cut to what the one with the most room takes ({@link #granted()}) and the rest is
+ * placed by the next call: a worker's queue holds as little as {@code --queue-size} 16, one stretch, and without the
+ * cut a stretch sent to a worker with two queued got two 503s while another worker had room. When no worker has any
+ * room the stretch goes whole to the fewest queued, and the rejection mode answers what does not fit. Confined to its
+ * event loop's thread.
  */
 final class WorkerChoice {
 
@@ -27,6 +31,7 @@ final class WorkerChoice {
     private final Worker[] workers;
     private final int first;
     private final int[] placed;
+    private int granted;
 
     /** {@code first}: where this event loop starts looking, so that loops do not all prefer the same worker. */
     WorkerChoice(List<Worker> workers, int first) {
@@ -40,28 +45,55 @@ final class WorkerChoice {
         Arrays.fill(placed, 0);
     }
 
-    /** The worker for the next {@code tasks} calls of this hand-over, which counts them as queued on it. */
+    /**
+     * The worker for the next {@code tasks} calls of this hand-over, or for the first {@link #granted()} of them when
+     * no worker has room for all; it counts them as queued on it.
+     */
     Worker next(int tasks) {
         long now = System.nanoTime();
-        int best = first;
-        long bestLoad = Long.MAX_VALUE;
+        int free = -1;
+        int ready = -1;
+        int roomy = -1;
+        int roomiest = -1;
+        int readyLoad = Integer.MAX_VALUE;
+        int roomyLoad = Integer.MAX_VALUE;
+        int mostRoom = Integer.MIN_VALUE;
         for (int k = 0; k < workers.length; k++) {
             int i = (first + k) % workers.length;
             Worker worker = workers[i];
             if (worker.isShuttingDown()) {
                 continue;
             }
-            long load = worker.pendingTasks() + placed[i];
-            if (load == 0 && worker.runningFor(now) < HELD_UP) {
-                best = i;
+            int load = worker.pendingTasks() + placed[i];
+            int room = worker.room() - placed[i];
+            boolean heldUp = worker.runningFor(now) >= HELD_UP;
+            if (load == 0 && !heldUp && room >= tasks) {
+                free = i;
                 break;
             }
-            if (load < bestLoad) {
-                best = i;
-                bestLoad = load;
+            if (room >= tasks) {
+                if (!heldUp && load < readyLoad) {
+                    ready = i;
+                    readyLoad = load;
+                }
+                if (load < roomyLoad) {
+                    roomy = i;
+                    roomyLoad = load;
+                }
+            }
+            if (room > mostRoom) {
+                roomiest = i;
+                mostRoom = room;
             }
         }
-        placed[best] += tasks;
+        int best = free >= 0 ? free : ready >= 0 ? ready : roomy >= 0 ? roomy : roomiest >= 0 ? roomiest : first;
+        granted = free >= 0 || ready >= 0 || roomy >= 0 || mostRoom <= 0 ? tasks : mostRoom;
+        placed[best] += granted;
         return workers[best];
+    }
+
+    /** How many of the calls asked for in the last {@link #next(int)} go to the worker it returned. */
+    int granted() {
+        return granted;
     }
 }

@@ -1,5 +1,6 @@
 package dev.larder.server.offload;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,5 +95,44 @@ class WorkerChoiceUnitTest {
         choice.startHandOver();
         assertSame(workers.get(2), choice.next(2), "nothing queued, though held up");
         assertSame(workers.get(1), choice.next(2), "1 queued against 3 and 2 placed");
+    }
+
+    @Test
+    void aWorkerThatIsOnlyBusyIsPreferredToOneHeldUpWithLessQueued() throws Exception {
+        holdUp(workers.get(0));
+        holdUp(workers.get(2));
+        queue(workers.get(1), 2);
+        WorkerChoice choice = new WorkerChoice(workers, 0);
+        choice.startHandOver();
+        assertSame(workers.get(1), choice.next(4), "2 queued and not held up, against 0 queued behind a held-up run");
+        assertEquals(4, choice.granted());
+    }
+
+    @Test
+    void withNoRoomForAWholeStretchItIsCutToTheRoomiestWorkersRoom() throws Exception {
+        holdUp(workers.get(0));
+        holdUp(workers.get(1));
+        holdUp(workers.get(2));
+        queue(workers.get(0), 10);
+        queue(workers.get(1), 12);
+        queue(workers.get(2), 14);
+        WorkerChoice choice = new WorkerChoice(workers, 0);
+        choice.startHandOver();
+        assertSame(workers.get(0), choice.next(16));
+        assertEquals(6, choice.granted(), "room left in a queue of 16 holding 10");
+        assertSame(workers.get(1), choice.next(10));
+        assertEquals(4, choice.granted());
+        assertSame(workers.get(2), choice.next(6));
+        assertEquals(2, choice.granted());
+        assertSame(workers.get(0), choice.next(4), "no room anywhere: whole, to the fewest queued");
+        assertEquals(4, choice.granted());
+    }
+
+    /** Queues {@code n} tasks on {@code worker} without waking it, so they stay queued while it is held up. */
+    private static void queue(Worker worker, int n) {
+        for (int i = 0; i < n; i++) {
+            assertTrue(worker.offerQuietly(() -> { }));
+        }
+        assertEquals(n, worker.pendingTasks());
     }
 }
