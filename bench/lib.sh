@@ -77,14 +77,22 @@ median() {
 # What bench/probe/cost.sh and syscalls.sh measure in: a fresh server (jar, port, log OUT.server.log, serve flags after
 # the workload) on SERVER_CPU over a temporary data directory, and `larder bench -R RATE -d 24s` of WL on CLIENT_CPU with
 # 100k keys prefilled (OUT.json, OUT.bench). Sets pid, data and bench; returns 14 s in (the ~3 s prefill and the bench's
-# 10 s warm-up behind it), so the caller measures inside the 24 s window, then waits for $bench.
+# 10 s warm-up behind it), so the caller measures inside the 24 s window, then calls fixed_rate_probe_finish.
 fixed_rate_probe_start() {
   local out=$1 jar=$2 port=$3 rate=$4 wl=$5
   shift 5
+  mkdir -p "$(dirname "$out")"
   data=$(mktemp -d /tmp/larder-probe.XXXXXX)
   larder_start pid "$jar" "$port" "$out.server.log" --data-dir "$data" --admin-port 0 "$@"
   taskset -c "$CLIENT_CPU" java -jar "$jar" bench -R "$rate" -d 24s -w "$wl" --prefill --keys 100000 \
     --json "$out.json" "http://127.0.0.1:$port" > "$out.bench" 2>&1 &
   bench=$!
   sleep 14
+}
+
+# Waits for the bench fixed_rate_probe_start began, then stops its server and removes its data directory.
+fixed_rate_probe_finish() {
+  wait "$bench"
+  larder_stop "$pid"
+  rm -rf "$data"
 }

@@ -16,16 +16,13 @@ cd "$(dirname "$0")/../.."
 . bench/lib.sh
 JAR=${JAR:-cli/target/larder.jar}
 PORT=${PORT:-18385}
-mkdir -p "$(dirname "$OUT")"
 fixed_rate_probe_start "$OUT" "$JAR" "$PORT" "$RATE" "$WL" "$@"
 # 8 s inside the 24 s window.
 t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
 taskset -c "$CLIENT_CPU" perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "$pid" -- sleep 8 \
   2> "$OUT.perf" > /dev/null
 t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
-wait "$bench"
-larder_stop "$pid"
-rm -rf "$data"
+fixed_rate_probe_finish
 calls=$(grep sys_enter "$OUT.perf" | cut -d, -f1)
 switches=$(grep context-switches "$OUT.perf" | cut -d, -f1)
 python3 - "$OUT.json" "$RATE" "$calls" "$switches" "$((t1 - t0))" "$(getconf CLK_TCK)" <<'PY'

@@ -15,15 +15,12 @@ cd "$(dirname "$0")/../.."
 . bench/lib.sh
 JAR=${JAR:-cli/target/larder.jar}
 PORT=${PORT:-18395}
-mkdir -p "$(dirname "$OUT")"
 fixed_rate_probe_start "$OUT" "$JAR" "$PORT" "$RATE" "$WL" "$@"
 # 5 s inside the 24 s window.
 taskset -c "$CLIENT_CPU" perf stat --per-thread -x, -o "$OUT.perf" -p "$pid" \
   -e raw_syscalls:sys_enter,syscalls:sys_enter_io_uring_enter,syscalls:sys_enter_futex,syscalls:sys_enter_write \
   -e context-switches -- sleep 5 > /dev/null 2>&1
-wait "$bench"
-larder_stop "$pid"
-rm -rf "$data"
+fixed_rate_probe_finish
 awk -F, -v req="$((RATE * 5))" '
   $1 ~ /larder-(io|worker)/ {
     split($4, e, ":"); name = e[length(e)]; sub(/^sys_enter_?/, "", name); if (name == "") name = "all"

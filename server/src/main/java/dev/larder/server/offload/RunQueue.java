@@ -162,6 +162,10 @@ final class RunQueue extends AbstractQueue<Runnable> implements BlockingQueue<Ru
         return count;
     }
 
+    int capacity() {
+        return capacity;
+    }
+
     @Override
     public int remainingCapacity() {
         return capacity - count;

@@ -143,9 +143,9 @@ final class Worker extends SingleThreadEventExecutor {
         return running ? now - runStarted : -1;
     }
 
-    /** How many more tasks the queue takes now (racy, read without its lock; for {@link WorkerChoice}). */
-    int room() {
-        return queue.remainingCapacity();
+    /** How many tasks the queue holds at most ({@code --queue-size}). */
+    int queueCapacity() {
+        return queue.capacity();
     }
 
     /** Whether the queue is empty and no task is running (racy; for draining). */

@@ -53,10 +53,8 @@ final class WorkerChoice {
         long now = System.nanoTime();
         int free = -1;
         int ready = -1;
-        int roomy = -1;
         int roomiest = -1;
         int readyLoad = Integer.MAX_VALUE;
-        int roomyLoad = Integer.MAX_VALUE;
         int mostRoom = Integer.MIN_VALUE;
         for (int k = 0; k < workers.length; k++) {
             int i = (first + k) % workers.length;
@@ -64,30 +62,26 @@ final class WorkerChoice {
             if (worker.isShuttingDown()) {
                 continue;
             }
+            // One read of the queue's size: room is what the same queue, so loaded, has left.
             int load = worker.pendingTasks() + placed[i];
-            int room = worker.room() - placed[i];
+            int room = worker.queueCapacity() - load;
             boolean heldUp = worker.runningFor(now) >= HELD_UP;
             if (load == 0 && !heldUp && room >= tasks) {
                 free = i;
                 break;
             }
-            if (room >= tasks) {
-                if (!heldUp && load < readyLoad) {
-                    ready = i;
-                    readyLoad = load;
-                }
-                if (load < roomyLoad) {
-                    roomy = i;
-                    roomyLoad = load;
-                }
+            if (room >= tasks && !heldUp && load < readyLoad) {
+                ready = i;
+                readyLoad = load;
             }
+            // Every queue of a group has the same capacity, so the most room is the fewest queued.
             if (room > mostRoom) {
                 roomiest = i;
                 mostRoom = room;
             }
         }
-        int best = free >= 0 ? free : ready >= 0 ? ready : roomy >= 0 ? roomy : roomiest >= 0 ? roomiest : first;
-        granted = free >= 0 || ready >= 0 || roomy >= 0 || mostRoom <= 0 ? tasks : mostRoom;
+        int best = free >= 0 ? free : ready >= 0 ? ready : roomiest >= 0 ? roomiest : first;
+        granted = free >= 0 || ready >= 0 || mostRoom >= tasks || mostRoom <= 0 ? tasks : mostRoom;
         placed[best] += granted;
         return workers[best];
     }
