@@ -22,9 +22,9 @@ public final class TuneSpace {
         QUEUE_SIZE("queue-size", "--queue-size", List.of("16", "1024")),
         IO_THREADS("io-threads", "--io-threads", List.of("2")),
         MAX_QUEUE_DELAY("max-queue-delay", "--max-queue-delay", List.of("5ms", "20ms")),
-        // Off by default (PUT's p99 at a fixed rate was higher with it), yet it saves the two thread switches per
-        // request that were a fifth of the CPU at 25k req/s: which wins depends on the workload, so it is searched.
-        INLINE_BATCH("inline-batch", "--inline-batch", List.of("16"));
+        // On by default (16: the loop runs what cannot wait when the worker is idle); 0 hands every request over,
+        // which a workload of cold reads or stalled writes may prefer, so it is searched.
+        INLINE_BATCH("inline-batch", "--inline-batch", List.of("0"));
 
         final String name;
         final String flag;

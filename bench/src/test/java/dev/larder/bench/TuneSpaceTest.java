@@ -23,9 +23,9 @@ class TuneSpaceTest {
         assertEquals(EnumSet.allOf(Dimension.class),
                 EnumSet.copyOf(all.subList(0, Dimension.values().length).stream()
                         .map(c -> c.flags().keySet().iterator().next()).toList()));
-        assertTrue(all.contains(Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "16")));
-        assertEquals("--inline-batch 16", Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "16").label());
-        assertEquals("LARDER_INLINE_BATCH=16", Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "16").env());
+        assertTrue(all.contains(Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "0")));
+        assertEquals("--inline-batch 0", Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "0").label());
+        assertEquals("LARDER_INLINE_BATCH=0", Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "0").env());
     }
 
     @Test

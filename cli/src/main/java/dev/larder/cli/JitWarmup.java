@@ -58,36 +58,11 @@ final class JitWarmup {
             throw new UncheckedIOException("warm-up: cannot create a temporary directory", e);
         }
         try {
-            StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
-                    storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground());
             ServerOptions loopback = options.toBuilder().host("127.0.0.1").port(0).build();
-            // Windows rotate every 20 s of wall time (a third of the registry's step): at this speed, every 0.3 s of
-            // the warm-up, so the rotation is compiled as a branch taken.
-            CoarseClock clock = metrics ? CoarseClock.fastForward(clockResolution, WALL_CLOCK_SPEED) : null;
-            PrometheusMeterRegistry registry = metrics
-                    ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
-            LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
-            try (RocksDbStore store = RocksDbStore.open(scratch);
-                 LarderServer server = LarderServer.start(loopback, store,
-                         meters != null ? meters.observer() : ServerObserver.NOOP)) {
-                if (meters != null) {
-                    meters.bindServer(server);
-                    meters.bindStore(store.stats());
-                }
-                ReadyEndpoint ready = new ReadyEndpoint(List.of(
-                        () -> server.ready() ? Optional.empty() : Optional.of("warm-up listener not serving")));
-                Map<String, AdminEndpoint> endpoints = ServeCommand.adminEndpoints(registry, ready, false);
-                AdminServer admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), server.transport(), endpoints);
-                try {
-                    new PipelineWarmup(server.localAddress(), admin.localAddress(),
-                            new ArrayList<>(endpoints.keySet())).run(requests);
-                } finally {
-                    admin.close();
-                }
-            } finally {
-                if (meters != null) {
-                    meters.close();
-                }
+            List<ServerOptions> paths = requestPaths(loopback);
+            for (int i = 0; i < paths.size(); i++) {
+                warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, requests / paths.size(),
+                        clockResolution);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
@@ -95,6 +70,53 @@ final class JitWarmup {
             deleteTree(dir);
         }
         return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    /**
+     * The servers to warm, one after the other. With {@code --inline-batch} a warm-up's requests all find their
+     * worker idle and their keys in memory, so they would all run on the event loop, and the worker's own path (its
+     * runs, RocksDB's MultiGet and write batch, the answers' hand-back) would first be compiled when a cold read or
+     * a write stall needs it, in the middle of a load: so half the warm-up hands every request over.
+     */
+    static List<ServerOptions> requestPaths(ServerOptions options) {
+        if (options.synchronous() || options.inlineBatch() == 0) {
+            return List.of(options);
+        }
+        return List.of(options.toBuilder().inlineBatch(0).build(), options);
+    }
+
+    private static void warm(ServerOptions loopback, StoreOptions storeOptions, Path dir, boolean metrics,
+                             long requests, Duration clockResolution) throws IOException {
+        StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
+                storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground());
+        // Windows rotate every 20 s of wall time (a third of the registry's step): at this speed, every 0.3 s of
+        // the warm-up, so the rotation is compiled as a branch taken.
+        CoarseClock clock = metrics ? CoarseClock.fastForward(clockResolution, WALL_CLOCK_SPEED) : null;
+        PrometheusMeterRegistry registry = metrics
+                ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
+        LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
+        try (RocksDbStore store = RocksDbStore.open(scratch);
+             LarderServer server = LarderServer.start(loopback, store,
+                     meters != null ? meters.observer() : ServerObserver.NOOP)) {
+            if (meters != null) {
+                meters.bindServer(server);
+                meters.bindStore(store.stats());
+            }
+            ReadyEndpoint ready = new ReadyEndpoint(List.of(
+                    () -> server.ready() ? Optional.empty() : Optional.of("warm-up listener not serving")));
+            Map<String, AdminEndpoint> endpoints = ServeCommand.adminEndpoints(registry, ready, false);
+            AdminServer admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), server.transport(), endpoints);
+            try {
+                new PipelineWarmup(server.localAddress(), admin.localAddress(),
+                        new ArrayList<>(endpoints.keySet())).run(requests);
+            } finally {
+                admin.close();
+            }
+        } finally {
+            if (meters != null) {
+                meters.close();
+            }
+        }
     }
 
     private static void deleteTree(Path dir) {

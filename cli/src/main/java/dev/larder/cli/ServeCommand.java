@@ -105,15 +105,16 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}; docs/reliability.md says why).")
     LimitAlgorithm limitAlgorithm;
 
-    // Measured in docs/performance.md, "Session 13" and "Session 14": on one core the hand-off to an idle worker costs
-    // two context switches per request, a fifth of the CPU at 25k req/s. Only calls that cannot block run on the
-    // loop, so a cold read or a stalled write still goes to a worker. Off by default: PUT's p99 was higher with it.
+    // Measured in docs/performance.md, "Session 13", "Session 14" and "Session 26": on one core the hand-off to an
+    // idle worker costs two context switches per request, a fifth of the CPU at 25k req/s. Only calls that cannot
+    // block run on the loop, so a cold read or a stalled write still goes to a worker. On by default since session 26
+    // (lower p99 through write and read phases at fixed rates); 0 restores the plain hand-off.
     @Option(names = "--inline-batch", defaultValue = "${env:LARDER_INLINE_BATCH:-"
             + ServerOptions.DEFAULT_INLINE_BATCH + "}",
             description = "A worker's share of one event-loop iteration, up to this many storage requests, runs on "
                     + "the loop when that worker is idle, as far as it cannot wait: GETs answered from memory, "
                     + "PUTs and DELETEs as one write batch no write stall holds back (never with --sync); the rest "
-                    + "go to the worker. 0 always hands over (default: ${DEFAULT-VALUE}).")
+                    + "go to the worker. 0 always hands over (default: ${DEFAULT-VALUE}, a worker's whole share).")
     int inlineBatch;
 
     @Option(names = "--max-queue-delay", defaultValue = "${env:LARDER_MAX_QUEUE_DELAY:-off}",

@@ -61,12 +61,14 @@ public record ServerOptions(
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
     public static final int MIN_QUEUE_SIZE = 16;
     /**
-     * {@code --inline-batch}'s default: off. Only calls that cannot block run on the loop, and they cut the CPU per
-     * request by a fifth at 25k req/s, but with them PUT's p99 was higher in each of the nine pairs measured at
-     * 25k-75k req/s (likely: a write on the loop still joins RocksDB's write group behind a worker's batch), and
-     * latency at a fixed rate comes first: docs/performance.md, "Session 14".
+     * {@code --inline-batch}'s default: a worker's whole share of an iteration ({@code Worker.MAX_BATCH}) may run on
+     * the loop when that worker is idle. Only calls that cannot block do (memory reads, writes no stall holds back),
+     * so the loop does what the sync mode does without its waits. Since session 24's {@code WorkerChoice} it was the
+     * best of default, {@code --workers 0} and 16 at GET 36k/s after minutes of PUTs at 60k/s, and in the issue's
+     * phase run: docs/performance.md, "Session 26". (Off until then: in session 14, before that change, PUT's p99
+     * was higher with it.)
      */
-    public static final int DEFAULT_INLINE_BATCH = 0;
+    public static final int DEFAULT_INLINE_BATCH = 16;
     /** The slices the kernel takes (it clamps others to these). */
     public static final Duration MIN_SLICE = Duration.ofNanos(100_000);
     public static final Duration MAX_SLICE = Duration.ofMillis(100);

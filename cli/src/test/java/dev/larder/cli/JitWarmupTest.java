@@ -1,0 +1,29 @@
+package dev.larder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.larder.server.config.ServerOptions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Which request paths the warm-up compiles: with the loop running quick calls, the worker's path as well. */
+class JitWarmupTest {
+
+    @Test
+    void withInlineCallsTheWarmupAlsoHandsEveryRequestOverFirst() {
+        ServerOptions options = ServerOptions.builder(2).build();
+        assertEquals(16, options.inlineBatch(), "the default runs quick calls on the loop");
+        List<ServerOptions> paths = JitWarmup.requestPaths(options);
+        assertEquals(2, paths.size());
+        assertEquals(0, paths.get(0).inlineBatch(), "first the worker's path: every request handed over");
+        assertEquals(options, paths.get(1), "then the server as configured");
+    }
+
+    @Test
+    void withoutInlineCallsOrWithoutWorkersOneServerCoversEveryPath() {
+        ServerOptions handOver = ServerOptions.builder(2).inlineBatch(0).build();
+        assertEquals(List.of(handOver), JitWarmup.requestPaths(handOver));
+        ServerOptions sync = ServerOptions.builder(2).workers(0).build();
+        assertEquals(List.of(sync), JitWarmup.requestPaths(sync));
+    }
+}
