@@ -61,8 +61,8 @@ final class JitWarmup {
             ServerOptions loopback = options.toBuilder().host("127.0.0.1").port(0).build();
             List<ServerOptions> paths = requestPaths(loopback);
             for (int i = 0; i < paths.size(); i++) {
-                warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, requests / paths.size(),
-                        clockResolution);
+                long share = (requests + paths.size() - 1) / paths.size();
+                warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share, clockResolution);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("warm-up: " + e.getMessage(), e);

@@ -169,7 +169,8 @@ public final class LarderServer implements AutoCloseable {
                         + options.queueCapacity() + ") rejection=" + options.rejection().flag()
                         + (options.rejection() == RejectionMode.ADAPTIVE
                                 ? " limit-algorithm=" + options.limitAlgorithm().flag() : "")
-                        + (options.maxQueueDelay().isZero() ? "" : " max-queue-delay=" + options.maxQueueDelay());
+                        + (options.maxQueueDelay().isZero() ? "" : " max-queue-delay=" + options.maxQueueDelay())
+                        + " inline-batch=" + options.inlineBatch();
         InetSocketAddress address = localAddress();
         String host = address.getHostString();
         // An IPv6 literal needs brackets in a URL, or the port cannot be told from the address.

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.server.config.ServerObserver;
+import dev.larder.storage.MemoryLookup;
 import dev.larder.storage.Store;
 import dev.larder.storage.StoreException;
 import java.io.ByteArrayOutputStream;
@@ -243,6 +244,24 @@ class HttpContractTest {
         assertEquals(201, call("PUT", "/v0/entity?id=fine", "v").status());
     }
 
+    /** The same failures when every call is handed to a worker ({@code --inline-batch 0}), not run on the loop. */
+    @Test
+    void storageFailureOnAWorkerIs500WithOneLineReasonToo(@TempDir Path dir) throws Exception {
+        try (TestServer handingOver = new TestServer(dir, o -> o.inlineBatch(0), FailingKeyStore::new,
+                ServerObserver.NOOP);
+             RawHttp http = handingOver.connect()) {
+            for (String method : new String[] {"PUT", "GET", "DELETE"}) {
+                RawHttp.Response r = http.exchange(method, "/v0/entity?id=" + FailingKeyStore.POISON,
+                        method.equals("PUT") ? "v" : null);
+                assertEquals(500, r.status(), method);
+                assertTrue(r.text().startsWith("storage failure: " + method.toLowerCase(java.util.Locale.ROOT)
+                        + ": "), r.text());
+                assertEquals(1, r.text().strip().lines().count());
+            }
+            assertEquals(201, http.exchange("PUT", "/v0/entity?id=fine", "v").status());
+        }
+    }
+
     @Test
     void keepAliveServesManyRequestsOnOneConnection() throws Exception {
         try (RawHttp http = larder.connect()) {
@@ -321,6 +340,26 @@ class HttpContractTest {
         public void delete(byte[] key) {
             check("delete", key);
             delegate.delete(key);
+        }
+
+        // The quick calls an event loop makes itself (--inline-batch, on by default) fail the same way, so the
+        // loop's answer to a failing store is under test too, not only a worker's.
+        @Override
+        public MemoryLookup getFromMemory(byte[] key) {
+            check("get", key);
+            return delegate.getFromMemory(key);
+        }
+
+        @Override
+        public boolean putWithoutWaiting(byte[] key, byte[] value) {
+            check("put", key);
+            return delegate.putWithoutWaiting(key, value);
+        }
+
+        @Override
+        public boolean deleteWithoutWaiting(byte[] key) {
+            check("delete", key);
+            return delegate.deleteWithoutWaiting(key);
         }
     }
 }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code --io-coalesce}: under load the event loop sleeps in the coalescing wait before it blocks, every request is
  * still answered with the right value over real sockets, and a lone request on an idle server is answered.
- * Whether the loop waited is read from its own stack while the load runs (no clock, no timing assertion).
+ * Whether the loop waited is read from its own stack while the load runs (no clock, no timing assertion). Every
+ * request is handed to a worker ({@code --inline-batch 0}), so a worker's answer arrives during the sleep.
  */
 @ExtendWith(LeakDetection.class)
 class IoCoalesceTest {
@@ -28,21 +29,23 @@ class IoCoalesceTest {
 
     @Test
     void underLoadTheLoopWaitsBeforeBlockingAndEveryAnswerIsRight() throws Exception {
-        try (TestServer larder = new TestServer(dir, o -> o.ioThreads(1).workers(2).ioCoalesce(Duration.ofMillis(2)))) {
+        try (TestServer larder = new TestServer(dir,
+                o -> o.ioThreads(1).workers(2).inlineBatch(0).ioCoalesce(Duration.ofMillis(2)))) {
             assertTrue(loadAndWatch(larder), "the loop never waited in the coalescing sleep under load");
         }
     }
 
     @Test
     void withoutItTheLoopNeverWaitsThere() throws Exception {
-        try (TestServer larder = new TestServer(dir, o -> o.ioThreads(1).workers(2))) {
+        try (TestServer larder = new TestServer(dir, o -> o.ioThreads(1).workers(2).inlineBatch(0))) {
             assertFalse(loadAndWatch(larder), "the loop waited in a coalescing sleep it was not asked for");
         }
     }
 
     @Test
     void aLoneRequestOnAnIdleServerIsAnswered() throws Exception {
-        try (TestServer larder = new TestServer(dir, o -> o.ioThreads(1).workers(1).ioCoalesce(Duration.ofMillis(5)));
+        try (TestServer larder = new TestServer(dir,
+                o -> o.ioThreads(1).workers(1).inlineBatch(0).ioCoalesce(Duration.ofMillis(5)));
              RawHttp client = larder.connect()) {
             for (int i = 0; i < 5; i++) {
                 Thread.sleep(50);

@@ -9,6 +9,7 @@ import dev.larder.server.admin.AdminEndpoint;
 import dev.larder.server.admin.AdminOptions;
 import dev.larder.server.admin.AdminServer;
 import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
 import dev.larder.storage.RangeCursor;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -39,10 +40,13 @@ class PipelineWarmupTest {
                 requests.incrementAndGet();
             }
         };
-        for (int workers : new int[] {0, 2}) {
+        // The sync mode, workers with every request handed over, and the default (quick calls on the loop).
+        for (int[] config : new int[][] {{0, 0}, {2, 0}, {2, ServerOptions.DEFAULT_INLINE_BATCH}}) {
+            int workers = config[0];
+            int inlineBatch = config[1];
             requests.set(0);
-            try (TestServer server = new TestServer(dir.resolve("w" + workers), o -> o.workers(workers),
-                    s -> s, counting)) {
+            try (TestServer server = new TestServer(dir.resolve("w" + workers + "i" + inlineBatch),
+                    o -> o.workers(workers).inlineBatch(inlineBatch), s -> s, counting)) {
                 long sent = new PipelineWarmup(server.address()).run(2_000);
                 assertTrue(sent >= 2_000, "sent " + sent);
                 try (RangeCursor all = server.store.range(new byte[0], null)) {

@@ -12,10 +12,10 @@ public interface ServerObserver {
     /** A response was handed to the connection; {@code route} is a template such as {@code /v0/entity}. */
     default void requestCompleted(String method, String route, int status, long latencyNanos) { }
 
-    /** A request waited this long between acceptance and a worker starting it. */
+    /** A request waited this long between acceptance and a worker (or, inline, its event loop) starting it. */
     default void queueWait(long nanos) { }
 
-    /** A worker spent this long on a request, from start to its response being handed to the connection. */
+    /** A worker (or, inline, the event loop) spent this long on a request, from start to handing its response over. */
     default void serviceTime(long nanos) { }
 
     /**

@@ -51,10 +51,12 @@ public final class MicrometerObserver implements ServerObserver {
     public MicrometerObserver(MeterRegistry registry) {
         this.registry = registry;
         this.queueWait = latencyTimer("larder.queue.wait", HISTOGRAM_MIN)
-                .description("Time a request waited between being accepted and a worker starting it")
+                .description("Time a request waited between being accepted and a worker (or, inline, its event loop) "
+                        + "starting it")
                 .register(registry);
         this.serviceTime = latencyTimer("larder.service.time", HISTOGRAM_MIN)
-                .description("Time a worker spent on a request, from starting it to handing its response over")
+                .description("Time a worker (or, inline, the event loop) spent on a request, from starting it to "
+                        + "handing its response over")
                 .register(registry);
         this.workerRun = DistributionSummary.builder("larder.worker.run.size")
                 .description("Requests a worker took from its queue as one run (one MultiGet, one WriteBatch)")
