@@ -60,8 +60,8 @@ final class JitWarmup {
         try {
             ServerOptions loopback = options.toBuilder().host("127.0.0.1").port(0).build();
             List<ServerOptions> paths = requestPaths(loopback);
+            long share = (requests + paths.size() - 1) / paths.size();
             for (int i = 0; i < paths.size(); i++) {
-                long share = (requests + paths.size() - 1) / paths.size();
                 warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share, clockResolution);
             }
         } catch (IOException e) {

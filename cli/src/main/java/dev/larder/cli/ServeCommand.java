@@ -108,7 +108,8 @@ public final class ServeCommand implements Callable<Integer> {
     // Measured in docs/performance.md, "Session 13", "Session 14" and "Session 26": on one core the hand-off to an
     // idle worker costs two context switches per request, a fifth of the CPU at 25k req/s. Only calls that cannot
     // block run on the loop, so a cold read or a stalled write still goes to a worker. On by default since session 26
-    // (lower p99 through write and read phases at fixed rates); 0 restores the plain hand-off.
+    // (lower p99 in the phase run's write phases and first read phase, a third of the switches per GET at 34k/s);
+    // 0 restores the plain hand-off.
     @Option(names = "--inline-batch", defaultValue = "${env:LARDER_INLINE_BATCH:-"
             + ServerOptions.DEFAULT_INLINE_BATCH + "}",
             description = "A worker's share of one event-loop iteration, up to this many storage requests, runs on "

@@ -135,7 +135,7 @@ class InlineBatchTest {
 
     @Test
     void theDefaultRunsQuickCallsOnTheLoop() throws Exception {
-        // On by default since docs/performance.md, "Session 26": lower p99 at fixed rates through write and read phases.
+        // On by default since docs/performance.md, "Session 26" (lower p99 in the write and first read phases).
         assertEquals(10, ranOnLoopWithTheRealStore(o -> o));
     }
 

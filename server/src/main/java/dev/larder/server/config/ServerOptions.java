@@ -63,10 +63,11 @@ public record ServerOptions(
     /**
      * {@code --inline-batch}'s default: a worker's whole share of an iteration ({@code Worker.MAX_BATCH}) may run on
      * the loop when that worker is idle. Only calls that cannot block do (memory reads, writes no stall holds back),
-     * so the loop does what the sync mode does without its waits. Since session 24's {@code WorkerChoice} it was the
-     * best of default, {@code --workers 0} and 16 at GET 36k/s after minutes of PUTs at 60k/s, and in the issue's
-     * phase run: docs/performance.md, "Session 26". (Off until then: in session 14, before that change, PUT's p99
-     * was higher with it.)
+     * so the loop does what the sync mode does without its waits. Since session 24's {@code WorkerChoice} it had the
+     * fewest seconds above 10 ms of default, {@code --workers 0} and 16 at PUT 60k / GET 36k after minutes of writes,
+     * and in the issue's phase run the lower p99 in the write phases and the first read phase (the last read phase's
+     * was higher, 7.1 against 4.6 ms, at a higher rate): docs/performance.md, "Session 26". (Off until then: in
+     * session 14, before that change, PUT's p99 was higher with it.)
      */
     public static final int DEFAULT_INLINE_BATCH = 16;
     /** The slices the kernel takes (it clamps others to these). */
