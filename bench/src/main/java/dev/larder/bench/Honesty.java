@@ -3,6 +3,7 @@ package dev.larder.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The checks that say when a run's numbers cannot be taken at face value. Each is cheap arithmetic on the merged
@@ -15,7 +16,28 @@ final class Honesty {
     /** Lag p99 above this share of the corrected p99 means the generator, not the server, shaped the tail. */
     static final double LAG_SHARE = 0.10;
 
+    /**
+     * Steal time above this share of the machine's CPU time is worth a warning. Below it the host's share is within
+     * what this machine showed on quiet hours (under 1%, session 27).
+     */
+    static final double STEAL_SHARE = 0.03;
+
     private Honesty() {
+    }
+
+    /**
+     * A warning when the host took more than {@link #STEAL_SHARE} of the machine's CPU time during the window
+     * ({@code share} from {@link HostSteal}; NaN, unknown, gives none).
+     */
+    static Optional<Warning> hostSteal(double share) {
+        if (!(share > STEAL_SHARE)) {
+            return Optional.empty();
+        }
+        return Optional.of(new Warning(Warning.Kind.HOST_STEAL, String.format(Locale.ROOT,
+                "the host took %.1f%% of this machine's CPU time during the window (steal time in /proc/stat): the "
+                        + "server and the generator had that much less than the machine's cores, so rates are lower "
+                        + "and tails longer than on a quiet host; compare only with runs measured in the same "
+                        + "minutes (a same-run baseline such as nginx's)", 100 * share)));
     }
 
     static List<Warning> check(RunResult r) {

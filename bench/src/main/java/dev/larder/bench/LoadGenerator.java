@@ -100,8 +100,9 @@ final class LoadGenerator {
      * @param name    the phase's name
      * @param threads per-thread statistics
      * @param seconds length of the window (for a run until the sources ran dry: from start to the last answer)
+     * @param hostSteal share (0-1) of the machine's CPU time its host took meanwhile ({@link HostSteal}); NaN unknown
      */
-    record Window(String name, List<ThreadStats> threads, double seconds) {
+    record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal) {
     }
 
     /** @param windows one per measured phase, in order */
@@ -124,15 +125,15 @@ final class LoadGenerator {
                 ? EpollSocketChannel.class : NioSocketChannel.class;
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(plan.threads(),
                 new DefaultThreadFactory("larder-bench", true), handlers);
-        try {
-            return run(plan, listener, group, channelClass);
+        try (HostSteal steal = HostSteal.start()) {
+            return run(plan, listener, group, channelClass, steal);
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
     }
 
     private static Outcome run(Plan plan, Listener listener, MultiThreadIoEventLoopGroup group,
-                               Class<? extends SocketChannel> channelClass) {
+                               Class<? extends SocketChannel> channelClass, HostSteal steal) {
         URI target = plan.target();
         int port = target.getPort() > 0 ? target.getPort() : ClientTls.https(target) ? 443 : 80;
         InetSocketAddress address = new InetSocketAddress(target.getHost(), port);
@@ -255,16 +256,22 @@ final class LoadGenerator {
                 }));
             }
             List<List<ThreadStats>> stats = collect(results, 60_000);
-            return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9));
+            steal.close();
+            return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9,
+                    p -> steal.share(starts[p], stopped)));
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
-        return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9));
+        // The last window's end needs a reading after it.
+        steal.close();
+        return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
+                p -> steal.share(starts[p], starts[p + 1])));
     }
 
     // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
     private static List<Window> windows(List<Phase> phases, List<List<ThreadStats>> perThread,
-                                        java.util.function.IntToDoubleFunction seconds) {
+                                        java.util.function.IntToDoubleFunction seconds,
+                                        java.util.function.IntToDoubleFunction hostSteal) {
         List<Window> out = new ArrayList<>();
         int w = 0;
         for (int p = 0; p < phases.size(); p++) {
@@ -275,7 +282,7 @@ final class LoadGenerator {
             for (List<ThreadStats> t : perThread) {
                 threads.add(t.get(w));
             }
-            out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p)));
+            out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p)));
             w++;
         }
         return out;

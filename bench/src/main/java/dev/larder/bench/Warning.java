@@ -23,6 +23,8 @@ public record Warning(Kind kind, String message) {
         /** Closed-loop run ({@code --rate 0}): latencies are from the actual send, not corrected. */
         CLOSED_LOOP,
         /** No response arrived in the measured window. */
-        NO_RESPONSES
+        NO_RESPONSES,
+        /** The virtual machine's host took a noticeable share of its CPU time during the window (steal time). */
+        HOST_STEAL
     }
 }

@@ -102,4 +102,13 @@ class HonestyTest {
         assertEquals(1.0, closed.achievedRatio());
         assertFalse(kinds(result(1000, 0, 10, 64, 1, 1, 0, SocketErrors.NONE)).isEmpty());
     }
+
+    @Test
+    void theHostTakingMoreThanAFewPercentOfTheCpuIsSaid() {
+        assertEquals(Warning.Kind.HOST_STEAL, Honesty.hostSteal(0.128).orElseThrow().kind());
+        assertTrue(Honesty.hostSteal(0.128).orElseThrow().message().contains("12.8%"));
+        assertTrue(Honesty.hostSteal(Honesty.STEAL_SHARE).isEmpty(), "at the threshold: quiet enough");
+        assertTrue(Honesty.hostSteal(0.004).isEmpty());
+        assertTrue(Honesty.hostSteal(Double.NaN).isEmpty(), "unknown: no warning");
+    }
 }

@@ -1,0 +1,72 @@
+package dev.larder.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Reading the host's share of the CPU time from /proc/stat, and the share over a window. */
+class HostStealTest {
+
+    private static String stat(long user, long idle, long steal) {
+        return "cpu  " + user + " 10 20 " + idle + " 5 0 3 " + steal + " 0 0\n"
+                + "cpu0 1 2 3 4 5 6 7 8 0 0\nintr 12345\n";
+    }
+
+    @Test
+    void stealIsTheEighthValueOfTheAggregateLineAndTheTotalTheFirstEight() {
+        HostSteal.Sample s = HostSteal.parse(7, stat(100, 400, 62));
+        assertEquals(7, s.nanos());
+        assertEquals(62, s.steal());
+        assertEquals(100 + 10 + 20 + 400 + 5 + 0 + 3 + 62, s.total());
+        assertNull(HostSteal.parse(7, "intr 1\n"), "no aggregate line");
+    }
+
+    @Test
+    void theShareIsTheStealTicksOverAllTicksBetweenTwoSamples() {
+        HostSteal.Sample a = HostSteal.parse(0, stat(100, 400, 50));
+        HostSteal.Sample b = HostSteal.parse(1, stat(160, 420, 70));
+        assertEquals(20.0 / 100, HostSteal.share(a, b), 1e-9);
+        assertTrue(Double.isNaN(HostSteal.share(a, null)), "a window still running has no share yet");
+        assertTrue(Double.isNaN(HostSteal.share(b, a)), "no ticks passed");
+    }
+
+    @Test
+    void aWindowIsMeasuredFromTheSampleBeforeItToTheSampleAfterIt(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("stat");
+        Files.writeString(file, stat(100, 400, 50));
+        HostSteal steal = HostSteal.start(file);
+        long from = System.nanoTime();
+        Thread.sleep(HostSteal.PERIOD_MILLIS * 2);
+        Files.writeString(file, stat(130, 420, 100));
+        long to = System.nanoTime();
+        steal.close();
+        assertEquals(50.0 / 100, steal.share(from, to), 1e-9);
+    }
+
+    @Test
+    void nothingReadableGivesAnUnknownShare(@TempDir Path dir) {
+        HostSteal steal = HostSteal.start(dir.resolve("absent"));
+        long from = System.nanoTime();
+        steal.close();
+        assertTrue(Double.isNaN(steal.share(from, System.nanoTime())));
+    }
+
+    @Test
+    void onLinuxTheRealFileGivesAShareBetweenZeroAndOne() throws Exception {
+        if (!Files.isReadable(Path.of("/proc/stat"))) {
+            return; // the parsing is covered above; only Linux has the file
+        }
+        HostSteal steal = HostSteal.start();
+        long from = System.nanoTime();
+        Thread.sleep(HostSteal.PERIOD_MILLIS * 3);
+        long to = System.nanoTime();
+        steal.close();
+        double share = steal.share(from, to);
+        assertTrue(share >= 0 && share <= 1, "share " + share);
+    }
+}
