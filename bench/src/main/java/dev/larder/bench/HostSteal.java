@@ -27,6 +27,7 @@ final class HostSteal implements AutoCloseable {
     private final List<Sample> samples = new ArrayList<>();
     private final Thread sampler;
     private volatile boolean stopped;
+    private boolean closed;
 
     private HostSteal(Path stat) {
         this.stat = stat;
@@ -41,8 +42,12 @@ final class HostSteal implements AutoCloseable {
 
     static HostSteal start(Path stat) {
         HostSteal steal = new HostSteal(stat);
-        steal.sample();
-        steal.sampler.start();
+        // A file that cannot be read now will not be readable in 200 ms either: no thread for nothing.
+        if (steal.sample()) {
+            steal.sampler.start();
+        } else {
+            steal.stopped = true;
+        }
         return steal;
     }
 
@@ -57,17 +62,27 @@ final class HostSteal implements AutoCloseable {
         }
     }
 
-    private void sample() {
+    /** Takes one reading; {@code false} when there was nothing to read. */
+    private boolean sample() {
         Sample s;
         try {
             s = parse(System.nanoTime(), Files.readString(stat));
         } catch (IOException | RuntimeException e) {
-            return;
+            return false;
         }
-        if (s != null) {
-            synchronized (samples) {
-                samples.add(s);
-            }
+        if (s == null) {
+            return false;
+        }
+        synchronized (samples) {
+            samples.add(s);
+        }
+        return true;
+    }
+
+    /** How many readings were taken so far. */
+    int sampleCount() {
+        synchronized (samples) {
+            return samples.size();
         }
     }
 
@@ -121,9 +136,13 @@ final class HostSteal implements AutoCloseable {
         return (double) (last.steal() - first.steal()) / (last.total() - first.total());
     }
 
-    /** Takes one more reading (the end of the last window) and stops the sampler. */
+    /** Stops the sampler and takes one more reading, the end of the last window; once. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         stopped = true;
         sampler.interrupt();
         try {

@@ -258,7 +258,7 @@ final class LoadGenerator {
             List<List<ThreadStats>> stats = collect(results, 60_000);
             steal.close();
             return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9,
-                    p -> steal.share(starts[p], stopped)));
+                    p -> steal.share(starts[p], Math.min(starts[p + 1], stopped))));
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
