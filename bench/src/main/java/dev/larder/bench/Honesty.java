@@ -40,6 +40,13 @@ final class Honesty {
                         + "minutes (a same-run baseline such as nginx's)", 100 * share)));
     }
 
+    /** {@link #check(RunResult)} and {@link #hostSteal} for the window's steal share ({@link HostSteal}). */
+    static List<Warning> check(RunResult r, double hostStealShare) {
+        List<Warning> out = check(r);
+        hostSteal(hostStealShare).ifPresent(out::add);
+        return out;
+    }
+
     static List<Warning> check(RunResult r) {
         List<Warning> out = new ArrayList<>();
         if (r.completed() == 0) {

@@ -100,9 +100,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
         RunResult draft = new RunResult(target, url, workload, rate, connections, window.threads().size(),
                 window.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
                 inFlight, behind, behindAtStart, List.of(), profiles, Timeline.merge(timelines));
-        List<Warning> warnings = new ArrayList<>(Honesty.check(draft));
-        Honesty.hostSteal(window.hostSteal()).ifPresent(warnings::add);
-        return draft.withWarnings(warnings);
+        return draft.withWarnings(Honesty.check(draft, window.hostSteal()));
     }
 
     RunResult withWarnings(List<Warning> newWarnings) {

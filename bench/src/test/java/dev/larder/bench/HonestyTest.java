@@ -110,5 +110,10 @@ class HonestyTest {
         assertTrue(Honesty.hostSteal(Honesty.STEAL_SHARE).isEmpty(), "at the threshold: quiet enough");
         assertTrue(Honesty.hostSteal(0.004).isEmpty());
         assertTrue(Honesty.hostSteal(Double.NaN).isEmpty(), "unknown: no warning");
+        RunResult quiet = result(1000, 10_000, 10, 64, 1000, 1000, 0, SocketErrors.NONE);
+        assertEquals(kinds(quiet), Honesty.check(quiet, 0.01).stream().map(Warning::kind).toList());
+        List<Warning> stolen = Honesty.check(quiet, 0.2);
+        assertEquals(Warning.Kind.HOST_STEAL, stolen.get(stolen.size() - 1).kind(),
+                "the window's checks, then the host's");
     }
 }
