@@ -101,8 +101,9 @@ final class LoadGenerator {
      * @param threads per-thread statistics
      * @param seconds length of the window (for a run until the sources ran dry: from start to the last answer)
      * @param hostSteal share (0-1) of the machine's CPU time its host took meanwhile ({@link HostSteal}); NaN unknown
+     * @param serverCores the server's CPU meanwhile in cores ({@link ServerCpuTime}); NaN unknown
      */
-    record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal) {
+    record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal, double serverCores) {
     }
 
     /** @param windows one per measured phase, in order */
@@ -125,15 +126,15 @@ final class LoadGenerator {
                 ? EpollSocketChannel.class : NioSocketChannel.class;
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(plan.threads(),
                 new DefaultThreadFactory("larder-bench", true), handlers);
-        try (HostSteal steal = HostSteal.start()) {
-            return run(plan, listener, group, channelClass, steal);
+        try (HostSteal steal = HostSteal.start(); ServerCpuTime cpu = ServerCpuTime.start(plan.target())) {
+            return run(plan, listener, group, channelClass, steal, cpu);
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
     }
 
     private static Outcome run(Plan plan, Listener listener, MultiThreadIoEventLoopGroup group,
-                               Class<? extends SocketChannel> channelClass, HostSteal steal) {
+                               Class<? extends SocketChannel> channelClass, HostSteal steal, ServerCpuTime cpu) {
         URI target = plan.target();
         int port = target.getPort() > 0 ? target.getPort() : ClientTls.https(target) ? 443 : 80;
         InetSocketAddress address = new InetSocketAddress(target.getHost(), port);
@@ -257,21 +258,25 @@ final class LoadGenerator {
             }
             List<List<ThreadStats>> stats = collect(results, 60_000);
             steal.close();
+            cpu.close();
             return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9,
-                    p -> steal.share(starts[p], Math.min(starts[p + 1], stopped))));
+                    p -> steal.share(starts[p], Math.min(starts[p + 1], stopped)),
+                    p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped))));
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
         // The last window's end needs a reading after it.
         steal.close();
+        cpu.close();
         return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
-                p -> steal.share(starts[p], starts[p + 1])));
+                p -> steal.share(starts[p], starts[p + 1]), p -> cpu.cores(starts[p], starts[p + 1])));
     }
 
     // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
     private static List<Window> windows(List<Phase> phases, List<List<ThreadStats>> perThread,
                                         java.util.function.IntToDoubleFunction seconds,
-                                        java.util.function.IntToDoubleFunction hostSteal) {
+                                        java.util.function.IntToDoubleFunction hostSteal,
+                                        java.util.function.IntToDoubleFunction serverCores) {
         List<Window> out = new ArrayList<>();
         int w = 0;
         for (int p = 0; p < phases.size(); p++) {
@@ -282,7 +287,8 @@ final class LoadGenerator {
             for (List<ThreadStats> t : perThread) {
                 threads.add(t.get(w));
             }
-            out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p)));
+            out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p),
+                    serverCores.applyAsDouble(p)));
             w++;
         }
         return out;

@@ -35,12 +35,15 @@ import org.HdrHistogram.Histogram;
  * @param warnings      failed honesty checks
  * @param profiles      flame graphs fetched during the window
  * @param timeline      the window second by second (empty for the prefill)
+ * @param hostSteal     share (0-1) of the machine's CPU time its host took during the window ({@link HostSteal});
+ *                      NaN unknown
+ * @param serverCores   the server's CPU during the window, in cores ({@link ServerCpuTime}); NaN unknown
  */
 public record RunResult(String target, URI url, String workload, double targetRate, int connections, int threads,
                         double seconds, Histogram corrected, Histogram uncorrected, Histogram lag, long completed,
                         long bytes, SocketErrors errors, SortedMap<Integer, Long> statusCounts, double[] rateSamples,
                         long inFlightAtEnd, long behindAtEnd, long behindAtStart, List<Warning> warnings,
-                        List<ProfileResult> profiles, Timeline timeline) {
+                        List<ProfileResult> profiles, Timeline timeline, double hostSteal, double serverCores) {
 
     /** Fraction of the target rate below which a run is reported as not achieved. */
     public static final double ACHIEVED_THRESHOLD = 0.99;
@@ -50,6 +53,17 @@ public record RunResult(String target, URI url, String workload, double targetRa
         warnings = List.copyOf(warnings);
         profiles = List.copyOf(profiles);
         timeline = timeline == null ? Timeline.EMPTY : timeline;
+    }
+
+    /** A result with neither the host's steal nor the server's CPU known. */
+    public RunResult(String target, URI url, String workload, double targetRate, int connections, int threads,
+                     double seconds, Histogram corrected, Histogram uncorrected, Histogram lag, long completed,
+                     long bytes, SocketErrors errors, SortedMap<Integer, Long> statusCounts, double[] rateSamples,
+                     long inFlightAtEnd, long behindAtEnd, long behindAtStart, List<Warning> warnings,
+                     List<ProfileResult> profiles, Timeline timeline) {
+        this(target, url, workload, targetRate, connections, threads, seconds, corrected, uncorrected, lag, completed,
+                bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd, behindAtStart, warnings,
+                profiles, timeline, Double.NaN, Double.NaN);
     }
 
     /** Merges per-thread statistics of one window and runs the honesty checks. */
@@ -99,24 +113,34 @@ public record RunResult(String target, URI url, String workload, double targetRa
         }
         RunResult draft = new RunResult(target, url, workload, rate, connections, window.threads().size(),
                 window.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
-                inFlight, behind, behindAtStart, List.of(), profiles, Timeline.merge(timelines));
+                inFlight, behind, behindAtStart, List.of(), profiles, Timeline.merge(timelines), window.hostSteal(),
+                window.serverCores());
         return draft.withWarnings(Honesty.check(draft, window.hostSteal()));
     }
 
     RunResult withWarnings(List<Warning> newWarnings) {
         return new RunResult(target, url, workload, targetRate, connections, threads, seconds, corrected,
                 uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd,
-                behindAtStart, newWarnings, profiles, timeline);
+                behindAtStart, newWarnings, profiles, timeline, hostSteal, serverCores);
     }
 
     RunResult withProfiles(List<ProfileResult> newProfiles) {
         return new RunResult(target, url, workload, targetRate, connections, threads, seconds, corrected,
                 uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd,
-                behindAtStart, warnings, newProfiles, timeline);
+                behindAtStart, warnings, newProfiles, timeline, hostSteal, serverCores);
     }
 
     public boolean closedLoop() {
         return targetRate == 0;
+    }
+
+    /**
+     * The server's CPU per answer in the window, in microseconds (its CPU time over the answers received); NaN when
+     * its CPU is unknown or nothing was answered.
+     */
+    public double serverMicrosPerRequest() {
+        double rate = achievedRate();
+        return Double.isNaN(serverCores) || rate <= 0 ? Double.NaN : serverCores * 1e6 / rate;
     }
 
     /** Responses per second received in the window. */

@@ -3,7 +3,10 @@ package dev.larder.bench;
 import java.io.PrintStream;
 import java.util.Locale;
 
-/** The text summary of a tail run: the phase table beside nginx, the sustainable rates, the warnings. */
+/**
+ * The text summary of a tail run: the phase table beside nginx (with the server's CPU per answer when its admin
+ * endpoint exports it), the sustainable rates, the warnings.
+ */
 final class TailText {
 
     private TailText() {
@@ -18,19 +21,22 @@ final class TailText {
                 + "the first second with p99 <= %s; cost: answers > %s in the first %s after the switch / rate, in "
                 + "seconds of requests%n", r.label(), tail.slo().describe(), b, b, b,
                 Units.shortTime(tail.switchWindow().toNanos() / 1000.0));
-        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s%n", "#", "op", "rate", "achieved", "p50",
-                "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio");
+        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %10s%n", "#", "op", "rate",
+                "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio", "cpu/req",
+                "nginx cpu");
         int i = 1;
         for (TailResult.PhaseResult p : r.phases()) {
             RunResult l = p.larder();
             int recover = p.recoverySeconds(bound);
-            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s%n", i++, p.kind(),
+            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s %8s %10s%n", i++,
+                    p.kind(),
                     Units.rate(p.rate()), l.achievedRate(), Units.timeMicros(l.percentile(50)),
                     Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),
                     Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
                     recover < 0 ? "never" : recover + "s", p.switchCostSeconds(tail.switchWindow()),
                     p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
-                    p.nginx() == null ? "-" : p.p99RatioText());
+                    p.nginx() == null ? "-" : p.p99RatioText(), cpuPerRequest(l, "-"),
+                    p.nginx() == null ? "-" : cpuPerRequest(p.nginx(), "-"));
         }
         if (!r.sustainable().isEmpty()) {
             out.println();
@@ -60,5 +66,11 @@ final class TailText {
             i++;
         }
         out.println();
+    }
+
+    /** A server's CPU per answer in a phase ("21.4us"), or {@code unknown}. */
+    static String cpuPerRequest(RunResult r, String unknown) {
+        double us = r.serverMicrosPerRequest();
+        return Double.isNaN(us) ? unknown : String.format(Locale.ROOT, "%.1fus", us);
     }
 }

@@ -76,6 +76,10 @@ public final class Wrk2Format {
             out.printf(Locale.ROOT, "  Achieved: %.2f%% of the target rate; generator send lag: %s%n",
                     100 * r.achievedRatio(), r.lagSummary());
         }
+        if (!Double.isNaN(r.serverCores())) {
+            out.printf(Locale.ROOT, "  Server CPU: %.2f cores, %.1fus per answer (process CPU time from its admin "
+                    + "endpoint)%n", r.serverCores(), r.serverMicrosPerRequest());
+        }
         for (ProfileResult p : r.profiles()) {
             out.println(p.ok() ? "  Profile " + p.event() + " (" + p.seconds() + "s): " + p.file()
                     : "  Profile " + p.event() + ": " + p.error());

@@ -136,6 +136,29 @@ class BenchFlowTest {
         }
     }
 
+    @Test
+    void aRunAgainstAServerOnThisMachineCarriesItsCpuPerAnswer() throws IOException {
+        // The stub listens in this JVM, so its "server" CPU is this JVM's: the stub and the generator together.
+        try (StubServer stub = StubServer.fixed(100)) {
+            BenchOptions options = quick().rate(400).duration(Duration.ofSeconds(3))
+                    .target(Target.external("stub", stub.url())).json(dir.resolve("cpu.json")).build();
+            RunResult r = Bench.run(options, null, out, out).targets().get(0).runs().get(0);
+            if (!Files.isDirectory(Path.of("/proc/self/fd"))) {
+                assertTrue(Double.isNaN(r.serverCores()), "no /proc, no figure");
+                return;
+            }
+            assertTrue(r.serverCores() > 0 && r.serverCores() <= Runtime.getRuntime().availableProcessors() + 0.1,
+                    "cores: " + r.serverCores());
+            assertEquals(r.serverCores() * 1e6 / r.achievedRate(), r.serverMicrosPerRequest(), 1e-6);
+            assertTrue(output().matches("(?s).*Server CPU: \\d+\\.\\d\\d cores, \\d+\\.\\dus per answer.*"),
+                    output());
+            String json = Files.readString(dir.resolve("cpu.json"));
+            assertTrue(json.matches("(?s).*\"server_cpu\": \\{\\s*\"cores\": [0-9.]+,\\s*\"us_per_request\": .*"),
+                    json);
+            assertTrue(json.contains("\"host_steal_share\": "), json);
+        }
+    }
+
     private RunResult single(Target target) {
         BenchOptions options = quick().rate(100).target(target).reportDir(dir.resolve(target.label()))
                 .profileEvents(List.of("cpu", "alloc")).build();

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +30,26 @@ class BenchIT {
             String summary = Files.readString(json);
             assertTrue(summary.contains("\"200\": "), summary);
             assertFalse(summary.contains("\"404\": "), summary);
+        }
+    }
+
+    @Test
+    void aRunAgainstLarderOnThisMachineReportsItsCpuPerAnswer() throws Exception {
+        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"))) {
+            Path json = dir.resolve("cpu.json");
+            LarderProcess bench = LarderProcess.run("bench", "-R", "2000", "-c", "8", "-d", "4s", "--warmup", "1s",
+                    "-w", "put", "--json", json.toString(), larder.baseUrl());
+            assertEquals(0, bench.awaitExit(Duration.ofSeconds(90)), bench.output());
+            String out = bench.output();
+            Matcher line = Pattern.compile("Server CPU: ([0-9.]+) cores, ([0-9.]+)us per answer").matcher(out);
+            assertTrue(line.find(), out);
+            double cores = Double.parseDouble(line.group(1));
+            double micros = Double.parseDouble(line.group(2));
+            // The server's JVM, not the generator's: 2000 PUTs a second cost it something, and less than every core.
+            assertTrue(cores > 0 && cores < Runtime.getRuntime().availableProcessors(), out);
+            assertEquals(cores * 1e6 / 2000, micros, micros * 0.1 + 1, out);
+            String summary = Files.readString(json);
+            assertTrue(summary.contains("\"server_cpu\": {"), summary);
         }
     }
 

@@ -1,0 +1,114 @@
+package dev.larder.bench;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The processes on this machine that listen on a TCP port, found the way {@code ss -ltnp} finds them: the listening
+ * sockets' inodes in {@code /proc/net/tcp} and {@code tcp6}, then the processes holding a descriptor of one of them.
+ * For nginx that is the master and its workers (they share the listening socket); for Larder, its one JVM. Empty
+ * where there is no {@code /proc}, the server is on another machine, or its descriptors may not be read (another
+ * user's process without the privilege).
+ */
+final class ListeningProcesses {
+
+    private static final String LISTEN = "0A";
+
+    private ListeningProcesses() {
+    }
+
+    /** The pids listening on {@code target}'s port when its host is this machine; empty otherwise. */
+    static List<Long> serving(URI target) {
+        int port = target.getPort() > 0 ? target.getPort() : "https".equals(target.getScheme()) ? 443 : 80;
+        return isThisMachine(target.getHost()) ? listeningOn(port, Path.of("/proc")) : List.of();
+    }
+
+    static boolean isThisMachine(String host) {
+        try {
+            InetAddress address = InetAddress.getByName(host);
+            return address.isLoopbackAddress() || address.isAnyLocalAddress()
+                    || NetworkInterface.getByInetAddress(address) != null;
+        } catch (UnknownHostException | SocketException | SecurityException e) {
+            return false;
+        }
+    }
+
+    /** The pids under {@code proc} holding a socket that listens on {@code port} (IPv4 or IPv6). */
+    static List<Long> listeningOn(int port, Path proc) {
+        Set<String> sockets = new HashSet<>();
+        for (String table : List.of("net/tcp", "net/tcp6")) {
+            try {
+                sockets.addAll(listeningInodes(Files.readString(proc.resolve(table)), port));
+            } catch (IOException | RuntimeException e) {
+                // No IPv6 table, or no /proc at all: whatever the other table says.
+            }
+        }
+        if (sockets.isEmpty()) {
+            return List.of();
+        }
+        List<Long> pids = new ArrayList<>();
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(proc, "[0-9]*")) {
+            for (Path process : processes) {
+                if (holdsAny(process.resolve("fd"), sockets)) {
+                    pids.add(Long.parseLong(process.getFileName().toString()));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+        pids.sort(null);
+        return pids;
+    }
+
+    /** The inodes ({@code socket:[inode]}) of the sockets a {@code /proc/net/tcp} text lists as listening on port. */
+    static Set<String> listeningInodes(String table, int port) {
+        Set<String> out = new HashSet<>();
+        for (String line : table.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
+            if (f.length < 10 || !f[0].endsWith(":") || !LISTEN.equals(f[3])) {
+                continue;
+            }
+            int colon = f[1].lastIndexOf(':');
+            if (colon < 0) {
+                continue;
+            }
+            try {
+                if (Integer.parseInt(f[1].substring(colon + 1), 16) == port && !f[9].equals("0")) {
+                    out.add("socket:[" + f[9] + "]");
+                }
+            } catch (NumberFormatException e) {
+                // not a socket line
+            }
+        }
+        return out;
+    }
+
+    private static boolean holdsAny(Path fds, Set<String> sockets) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
+            for (Path fd : entries) {
+                try {
+                    if (sockets.contains(Files.readSymbolicLink(fd).toString())) {
+                        return true;
+                    }
+                } catch (IOException | UnsupportedOperationException e) {
+                    // closed meanwhile
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // gone, or not ours to read
+        }
+        return false;
+    }
+}

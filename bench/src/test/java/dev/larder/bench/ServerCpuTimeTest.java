@@ -1,0 +1,110 @@
+package dev.larder.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class ServerCpuTimeTest {
+
+    @Test
+    void coresAreTheCpuTimeOverTheTimeBetweenTwoReadings() {
+        long s = TimeUnit.SECONDS.toNanos(1);
+        ServerCpuTime.Sample a = new ServerCpuTime.Sample(10 * s, 4.0e9);
+        ServerCpuTime.Sample b = new ServerCpuTime.Sample(12 * s, 5.5e9);
+        assertEquals(0.75, ServerCpuTime.cores(a, b), 1e-9);
+        assertTrue(Double.isNaN(ServerCpuTime.cores(a, a)), "no time between them");
+        assertTrue(Double.isNaN(ServerCpuTime.cores(null, b)));
+        assertTrue(Double.isNaN(ServerCpuTime.cores(b, new ServerCpuTime.Sample(13 * s, 1.0e9))),
+                "a counter that went back is another process (a restart), not negative CPU");
+    }
+
+    @Test
+    void aWindowGetsTheReadingsInsideItAndNoneFromItsNeighbours() throws Exception {
+        // A server whose CPU time grows at half a core until 1.5 s in and at a full core after that.
+        long t0 = System.nanoTime();
+        long switchAt = t0 + TimeUnit.MILLISECONDS.toNanos(1500);
+        try (ServerCpuTime cpu = ServerCpuTime.start(() -> {
+            long now = System.nanoTime();
+            double before = 0.5 * (Math.min(now, switchAt) - t0);
+            return OptionalDouble.of(before + Math.max(0, now - switchAt));
+        })) {
+            TimeUnit.MILLISECONDS.sleep(4600);
+            long end = System.nanoTime();
+            assertTrue(cpu.sampleCount() >= 4, "one reading a second and one at the start: " + cpu.sampleCount());
+            assertEquals(1.0, cpu.cores(switchAt, end), 0.05, "only readings after the switch");
+            assertTrue(Double.isNaN(cpu.cores(t0 + 1, t0 + TimeUnit.MILLISECONDS.toNanos(900))),
+                    "a window with fewer than two readings inside has no figure");
+            double all = cpu.cores(t0, end);
+            assertTrue(all > 0.5 && all < 1.0, "the whole span mixes both: " + all);
+        }
+    }
+
+    @Test
+    void aServerWithoutTheSeriesIsNotSampled() throws Exception {
+        AtomicInteger asked = new AtomicInteger();
+        try (ServerCpuTime cpu = ServerCpuTime.start(() -> {
+            asked.incrementAndGet();
+            return OptionalDouble.empty();
+        })) {
+            TimeUnit.MILLISECONDS.sleep(1300);
+            assertEquals(1, asked.get(), "asked once, then left alone");
+            assertEquals(0, cpu.sampleCount());
+            assertTrue(Double.isNaN(cpu.cores(0, System.nanoTime())));
+        }
+    }
+
+    @Test
+    void theServersProcessesAreTheOnesListeningOnItsPort() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "needs Linux's /proc");
+        try (ServerSocket listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            URI url = URI.create("http://127.0.0.1:" + listening.getLocalPort() + "/v0/entity");
+            assertEquals(List.of(ProcessHandle.current().pid()), ListeningProcesses.serving(url));
+            try (ServerCpuTime cpu = ServerCpuTime.start(url)) {
+                long from = System.nanoTime();
+                long spinUntil = from + TimeUnit.MILLISECONDS.toNanos(2300);
+                double sink = 0;
+                while (System.nanoTime() < spinUntil) {
+                    sink += Math.sqrt(sink + 1);
+                }
+                double cores = cpu.cores(from, System.nanoTime());
+                assertTrue(cores > 0.3 && cores <= Runtime.getRuntime().availableProcessors() + 0.1,
+                        "this JVM spun a core for two seconds: " + cores + " " + sink);
+            }
+        }
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        assertEquals(List.of(), ListeningProcesses.serving(URI.create("http://127.0.0.1:" + closed)));
+        // Another machine's server (TEST-NET-1 is never this one): nothing to read, nothing sampled.
+        try (ServerCpuTime remote = ServerCpuTime.start(URI.create("http://192.0.2.1:8080"))) {
+            assertEquals(0, remote.sampleCount());
+        }
+    }
+
+    @Test
+    void listeningSocketsAreReadFromTheKernelsTable() {
+        String table = """
+                  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+                   0: 0100007F:4A31 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4242 1 0
+                   1: 0100007F:4A31 0100007F:8A7C 01 00000000:00000000 00:00000000 00000000     0        0 4343 1 0
+                   2: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 77 1 0
+                   3: 0100007F:4A31 0100007F:9000 06 00000000:00000000 03:00000D23 00000000     0        0 0 3 0
+                """;
+        assertEquals(java.util.Set.of("socket:[4242]"), ListeningProcesses.listeningInodes(table, 0x4A31),
+                "the listener, not its connections (01) or a closing one (06)");
+        assertEquals(java.util.Set.of("socket:[77]"), ListeningProcesses.listeningInodes(table, 8080));
+        assertEquals(java.util.Set.of(), ListeningProcesses.listeningInodes(table, 9));
+    }
+}
