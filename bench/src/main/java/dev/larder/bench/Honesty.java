@@ -22,6 +22,13 @@ final class Honesty {
      */
     static final double STEAL_SHARE = 0.03;
 
+    /**
+     * A server busy for more than this share of the CPUs it may run on has nothing left for a burst. In the issue's
+     * phase run Larder measured 0.995-0.999 of its one core in every phase and nginx 0.58-0.73 at the same rates
+     * (docs/performance.md, "Session 28").
+     */
+    static final double SERVER_CPU_SHARE = 0.95;
+
     private Honesty() {
     }
 
@@ -40,10 +47,31 @@ final class Honesty {
                         + "minutes (a same-run baseline such as nginx's)", 100 * share)));
     }
 
-    /** {@link #check(RunResult)} and {@link #hostSteal} for the window's steal share ({@link HostSteal}). */
-    static List<Warning> check(RunResult r, double hostStealShare) {
+    /**
+     * A warning when a fixed-rate window kept the server busier than {@link #SERVER_CPU_SHARE} of the {@code cpus} it
+     * may run on ({@link ServerCpuTime}; unknown CPU or {@code cpus} 0 gives none, and so does a closed loop, which is
+     * meant to fill them).
+     */
+    static Optional<Warning> serverCpuFull(RunResult r, int cpus) {
+        if (r.closedLoop() || cpus <= 0 || !(r.serverCores() > SERVER_CPU_SHARE * cpus)) {
+            return Optional.empty();
+        }
+        return Optional.of(new Warning(Warning.Kind.SERVER_CPU_FULL, String.format(Locale.ROOT,
+                "the server was busy %.1f%% of the time on the %d CPU(s) it may run on (%.1fus per answer): at "
+                        + "this rate it has no CPU to spare, so a burst of background work (a flush, a compaction) "
+                        + "or of noise becomes a queue, and the tail measured here is that of a full core rather "
+                        + "than of its settings; the rate it can hold is lower", 100 * r.serverCores() / cpus, cpus,
+                r.serverMicrosPerRequest())));
+    }
+
+    /**
+     * {@link #check(RunResult)}, then {@link #hostSteal} for the window's steal share ({@link HostSteal}) and
+     * {@link #serverCpuFull} for the CPUs the server may run on.
+     */
+    static List<Warning> check(RunResult r, double hostStealShare, int serverCpus) {
         List<Warning> out = check(r);
         hostSteal(hostStealShare).ifPresent(out::add);
+        serverCpuFull(r, serverCpus).ifPresent(out::add);
         return out;
     }
 

@@ -10,6 +10,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -69,6 +70,45 @@ final class ListeningProcesses {
         }
         pids.sort(null);
         return pids;
+    }
+
+    /**
+     * How many CPUs the processes {@code pids} may run on together (the union of their {@code Cpus_allowed_list}:
+     * {@code taskset -c 1} gives 1); 0 when unknown.
+     */
+    static int allowedCpus(List<Long> pids) {
+        return allowedCpus(pids, Path.of("/proc"));
+    }
+
+    static int allowedCpus(List<Long> pids, Path proc) {
+        BitSet cpus = new BitSet();
+        for (long pid : pids) {
+            try {
+                for (String line : Files.readAllLines(proc.resolve(pid + "/status"))) {
+                    if (line.startsWith("Cpus_allowed_list:")) {
+                        cpus.or(cpuList(line.substring(line.indexOf(':') + 1).trim()));
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
+        }
+        return cpus.cardinality();
+    }
+
+    /** A kernel CPU list such as {@code 0-3,8,10-11}. */
+    static BitSet cpuList(String list) {
+        BitSet cpus = new BitSet();
+        for (String part : list.split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            int dash = part.indexOf('-');
+            int from = Integer.parseInt(part.substring(0, dash < 0 ? part.length() : dash).trim());
+            int to = dash < 0 ? from : Integer.parseInt(part.substring(dash + 1).trim());
+            cpus.set(from, to + 1);
+        }
+        return cpus;
     }
 
     /** The inodes ({@code socket:[inode]}) of the sockets a {@code /proc/net/tcp} text lists as listening on port. */

@@ -102,8 +102,10 @@ final class LoadGenerator {
      * @param seconds length of the window (for a run until the sources ran dry: from start to the last answer)
      * @param hostSteal share (0-1) of the machine's CPU time its host took meanwhile ({@link HostSteal}); NaN unknown
      * @param serverCores the server's CPU meanwhile in cores ({@link ServerCpuTime}); NaN unknown
+     * @param serverCpus  how many CPUs the server may run on ({@link ServerCpuTime#allowedCpus}); 0 unknown
      */
-    record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal, double serverCores) {
+    record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal, double serverCores,
+                  int serverCpus) {
     }
 
     /** @param windows one per measured phase, in order */
@@ -261,7 +263,7 @@ final class LoadGenerator {
             cpu.close();
             return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9,
                     p -> steal.share(starts[p], Math.min(starts[p + 1], stopped)),
-                    p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped))));
+                    p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus()));
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
@@ -269,14 +271,15 @@ final class LoadGenerator {
         steal.close();
         cpu.close();
         return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
-                p -> steal.share(starts[p], starts[p + 1]), p -> cpu.cores(starts[p], starts[p + 1])));
+                p -> steal.share(starts[p], starts[p + 1]), p -> cpu.cores(starts[p], starts[p + 1]),
+                cpu.allowedCpus()));
     }
 
     // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
     private static List<Window> windows(List<Phase> phases, List<List<ThreadStats>> perThread,
                                         java.util.function.IntToDoubleFunction seconds,
                                         java.util.function.IntToDoubleFunction hostSteal,
-                                        java.util.function.IntToDoubleFunction serverCores) {
+                                        java.util.function.IntToDoubleFunction serverCores, int serverCpus) {
         List<Window> out = new ArrayList<>();
         int w = 0;
         for (int p = 0; p < phases.size(); p++) {
@@ -288,7 +291,7 @@ final class LoadGenerator {
                 threads.add(t.get(w));
             }
             out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p),
-                    serverCores.applyAsDouble(p)));
+                    serverCores.applyAsDouble(p), serverCpus));
             w++;
         }
         return out;

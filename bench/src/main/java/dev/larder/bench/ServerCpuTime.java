@@ -31,21 +31,23 @@ final class ServerCpuTime implements AutoCloseable {
     }
 
     private final Supplier<OptionalDouble> cpuNanos;
+    private final int allowedCpus;
     private final List<Sample> samples = new ArrayList<>();
     private final Thread sampler;
     private volatile boolean stopped;
 
-    private ServerCpuTime(Supplier<OptionalDouble> cpuNanos) {
+    private ServerCpuTime(Supplier<OptionalDouble> cpuNanos, int allowedCpus) {
         this.cpuNanos = cpuNanos;
+        this.allowedCpus = allowedCpus;
         sampler = new Thread(this::sampleUntilClosed, "bench-server-cpu");
         sampler.setDaemon(true);
     }
 
     /** Samples the processes that serve {@code target} on this machine; nothing when there are none. */
     static ServerCpuTime start(URI target) {
-        List<ProcessHandle> processes = ListeningProcesses.serving(target).stream()
-                .map(ProcessHandle::of).flatMap(Optional::stream).toList();
-        return start(() -> cpuNanos(processes));
+        List<Long> pids = ListeningProcesses.serving(target);
+        List<ProcessHandle> processes = pids.stream().map(ProcessHandle::of).flatMap(Optional::stream).toList();
+        return start(() -> cpuNanos(processes), ListeningProcesses.allowedCpus(pids));
     }
 
     /** The summed CPU time of {@code processes}; empty when there are none or one of them can no longer say. */
@@ -64,9 +66,12 @@ final class ServerCpuTime implements AutoCloseable {
         return OptionalDouble.of(sum);
     }
 
-    /** Samples {@code cpuNanos} (the server's CPU time in ns, empty when unknown). */
-    static ServerCpuTime start(Supplier<OptionalDouble> cpuNanos) {
-        ServerCpuTime cpu = new ServerCpuTime(cpuNanos);
+    /**
+     * Samples {@code cpuNanos} (the server's CPU time in ns, empty when unknown) of a server that may run on
+     * {@code allowedCpus} CPUs (0: unknown).
+     */
+    static ServerCpuTime start(Supplier<OptionalDouble> cpuNanos, int allowedCpus) {
+        ServerCpuTime cpu = new ServerCpuTime(cpuNanos, allowedCpus);
         // A server whose CPU cannot be read now will not be readable in a second either: no thread for nothing.
         if (cpu.sample()) {
             cpu.sampler.start();
@@ -110,6 +115,11 @@ final class ServerCpuTime implements AutoCloseable {
             samples.add(new Sample(now, cpu.getAsDouble()));
         }
         return true;
+    }
+
+    /** How many CPUs the server may run on (its processes' affinity, {@code taskset}); 0 when unknown. */
+    int allowedCpus() {
+        return allowedCpus;
     }
 
     /** How many readings were taken so far. */

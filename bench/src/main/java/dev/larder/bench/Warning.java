@@ -25,6 +25,8 @@ public record Warning(Kind kind, String message) {
         /** No response arrived in the measured window. */
         NO_RESPONSES,
         /** The virtual machine's host took a noticeable share of its CPU time during the window (steal time). */
-        HOST_STEAL
+        HOST_STEAL,
+        /** The server used nearly all the CPUs it may run on during a fixed-rate window: it had nothing to spare. */
+        SERVER_CPU_FULL
     }
 }

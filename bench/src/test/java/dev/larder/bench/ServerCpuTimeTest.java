@@ -38,7 +38,8 @@ class ServerCpuTimeTest {
             long now = System.nanoTime();
             double before = 0.5 * (Math.min(now, switchAt) - t0);
             return OptionalDouble.of(before + Math.max(0, now - switchAt));
-        })) {
+        }, 2)) {
+            assertEquals(2, cpu.allowedCpus());
             TimeUnit.MILLISECONDS.sleep(4600);
             long end = System.nanoTime();
             assertTrue(cpu.sampleCount() >= 4, "one reading a second and one at the start: " + cpu.sampleCount());
@@ -56,7 +57,7 @@ class ServerCpuTimeTest {
         try (ServerCpuTime cpu = ServerCpuTime.start(() -> {
             asked.incrementAndGet();
             return OptionalDouble.empty();
-        })) {
+        }, 0)) {
             TimeUnit.MILLISECONDS.sleep(1300);
             assertEquals(1, asked.get(), "asked once, then left alone");
             assertEquals(0, cpu.sampleCount());
@@ -71,6 +72,9 @@ class ServerCpuTimeTest {
             URI url = URI.create("http://127.0.0.1:" + listening.getLocalPort() + "/v0/entity");
             assertEquals(List.of(ProcessHandle.current().pid()), ListeningProcesses.serving(url));
             try (ServerCpuTime cpu = ServerCpuTime.start(url)) {
+                // The JVM's affinity is what taskset gave it, at least one CPU and at most the machine's.
+                assertTrue(cpu.allowedCpus() >= 1 && cpu.allowedCpus() <= Runtime.getRuntime().availableProcessors()
+                        + 64, "allowed: " + cpu.allowedCpus());
                 long from = System.nanoTime();
                 long spinUntil = from + TimeUnit.MILLISECONDS.toNanos(2300);
                 double sink = 0;
@@ -106,5 +110,18 @@ class ServerCpuTimeTest {
                 "the listener, not its connections (01) or a closing one (06)");
         assertEquals(java.util.Set.of("socket:[77]"), ListeningProcesses.listeningInodes(table, 8080));
         assertEquals(java.util.Set.of(), ListeningProcesses.listeningInodes(table, 9));
+    }
+
+    @Test
+    void theCpusAServerMayRunOnAreItsProcessesAffinity(@org.junit.jupiter.api.io.TempDir Path proc)
+            throws Exception {
+        assertEquals(java.util.BitSet.valueOf(new long[] {0b1_0000_1111L}), ListeningProcesses.cpuList("0-3,8"));
+        Files.createDirectories(proc.resolve("10"));
+        Files.createDirectories(proc.resolve("11"));
+        Files.writeString(proc.resolve("10/status"), "Name:\tnginx\nCpus_allowed:\t2\nCpus_allowed_list:\t1\n");
+        Files.writeString(proc.resolve("11/status"), "Name:\tnginx\nCpus_allowed_list:\t1-2\n");
+        assertEquals(1, ListeningProcesses.allowedCpus(List.of(10L), proc), "taskset -c 1");
+        assertEquals(2, ListeningProcesses.allowedCpus(List.of(10L, 11L), proc), "a master and a worker together");
+        assertEquals(0, ListeningProcesses.allowedCpus(List.of(10L, 12L), proc), "one of them gone: unknown");
     }
 }
