@@ -108,13 +108,10 @@ final class JsonSummary {
         j.field("in_flight_at_end", r.inFlightAtEnd());
         j.field("behind_schedule_at_end", r.behindAtEnd());
         j.field("behind_schedule_at_start", r.behindAtStart());
-        if (!Double.isNaN(r.hostSteal())) {
-            j.field("host_steal_share", r.hostSteal());
-        }
-        if (!Double.isNaN(r.serverCores())) {
-            j.key("server_cpu").beginObject().field("cores", r.serverCores())
-                    .field("us_per_request", r.serverMicrosPerRequest()).endObject();
-        }
+        // Unknown is null, like the other figures a run may lack.
+        j.field("host_steal_share", r.hostSteal());
+        j.key("server_cpu").beginObject().field("cores", r.serverCores())
+                .field("us_per_request", r.serverMicrosPerRequest()).endObject();
         j.key("warnings").beginArray();
         for (Warning w : r.warnings()) {
             j.beginObject().field("kind", w.kind().name()).field("message", w.message()).endObject();

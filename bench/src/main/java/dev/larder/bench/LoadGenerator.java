@@ -102,10 +102,10 @@ final class LoadGenerator {
      * @param seconds length of the window (for a run until the sources ran dry: from start to the last answer)
      * @param hostSteal share (0-1) of the machine's CPU time its host took meanwhile ({@link HostSteal}); NaN unknown
      * @param serverCores the server's CPU meanwhile in cores ({@link ServerCpuTime}); NaN unknown
-     * @param serverCpus  how many CPUs the server may run on ({@link ServerCpuTime#allowedCpus}); 0 unknown
+     * @param serverAllowedCpus how many CPUs the server may run on ({@link ServerCpuTime#allowedCpus}); 0 unknown
      */
     record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal, double serverCores,
-                  int serverCpus) {
+                  int serverAllowedCpus) {
     }
 
     /** @param windows one per measured phase, in order */
@@ -267,7 +267,7 @@ final class LoadGenerator {
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
-        // The last window's end needs a reading after it.
+        // HostSteal's close takes the reading after the last window's end; ServerCpuTime uses readings inside it.
         steal.close();
         cpu.close();
         return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
@@ -279,7 +279,7 @@ final class LoadGenerator {
     private static List<Window> windows(List<Phase> phases, List<List<ThreadStats>> perThread,
                                         java.util.function.IntToDoubleFunction seconds,
                                         java.util.function.IntToDoubleFunction hostSteal,
-                                        java.util.function.IntToDoubleFunction serverCores, int serverCpus) {
+                                        java.util.function.IntToDoubleFunction serverCores, int serverAllowedCpus) {
         List<Window> out = new ArrayList<>();
         int w = 0;
         for (int p = 0; p < phases.size(); p++) {
@@ -291,7 +291,7 @@ final class LoadGenerator {
                 threads.add(t.get(w));
             }
             out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p),
-                    serverCores.applyAsDouble(p), serverCpus));
+                    serverCores.applyAsDouble(p), serverAllowedCpus));
             w++;
         }
         return out;

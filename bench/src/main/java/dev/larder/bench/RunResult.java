@@ -55,7 +55,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
         timeline = timeline == null ? Timeline.EMPTY : timeline;
     }
 
-    /** A result with neither the host's steal nor the server's CPU known. */
+    /** A result with neither the host's steal nor the server's CPU known (tests, and results made by hand). */
     public RunResult(String target, URI url, String workload, double targetRate, int connections, int threads,
                      double seconds, Histogram corrected, Histogram uncorrected, Histogram lag, long completed,
                      long bytes, SocketErrors errors, SortedMap<Integer, Long> statusCounts, double[] rateSamples,
@@ -115,7 +115,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
                 window.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
                 inFlight, behind, behindAtStart, List.of(), profiles, Timeline.merge(timelines), window.hostSteal(),
                 window.serverCores());
-        return draft.withWarnings(Honesty.check(draft, window.hostSteal(), window.serverCpus()));
+        return draft.withWarnings(Honesty.check(draft, window.hostSteal(), window.serverAllowedCpus()));
     }
 
     RunResult withWarnings(List<Warning> newWarnings) {

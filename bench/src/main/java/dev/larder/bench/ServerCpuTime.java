@@ -1,9 +1,13 @@
 package dev.larder.bench;
 
+import java.io.IOException;
 import java.net.URI;
-import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
@@ -12,19 +16,23 @@ import java.util.function.Supplier;
 /**
  * How much CPU the server under test used while a window ran, in cores (1.0: one core busy all the time): the CPU
  * time of the processes listening on its port ({@link ListeningProcesses}: Larder's JVM, or nginx's master and
- * workers), read every {@value #PERIOD_MILLIS} ms on a thread of its own. Divided by the answers of the window it is
- * the CPU a request cost, which at a fixed rate is what decides how much of the core is left for bursts of background
- * work: on one core a GET at 40k/s cost about twice what it costs at saturation (docs/performance.md, "Session 23"),
- * so a phase at 75% of a closed-loop capacity can need the whole core. Read from {@code /proc} by this process, it
- * costs the server nothing (an admin-endpoint scrape cost a Larder 4-5 ms of CPU, filtered to one series or not).
+ * workers), read from {@code /proc/<pid>/stat} every {@value #PERIOD_MILLIS} ms on a thread of its own. Divided by
+ * the answers of the window it is the CPU a request cost, which at a fixed rate is what decides how much of the core
+ * is left for bursts of background work: on one core a GET at 40k/s cost about twice what it costs at saturation
+ * (docs/performance.md, "Session 23"), so a phase at 75% of a closed-loop capacity can need the whole core. Reading one small file per process costs the
+ * server no CPU of its own (an admin-endpoint scrape cost a Larder 4-5 ms, filtered to one series or not).
  *
  * <p>A window's figure comes from the first reading inside it to the last one inside it, so neither neighbour's load
- * leaks in; a window shorter than two readings has none. For a server on another machine, or one whose processes
- * cannot be read, nothing is sampled and every figure is unknown.
+ * leaks in (at most two periods of a window go unmeasured); a window shorter than two readings has none. The
+ * processes are the ones listening when the run starts: once one of them exits (or its pid is reused: the start time
+ * is checked) there are no more readings. For a server on another machine, or one whose processes cannot be read,
+ * nothing is sampled and every figure is unknown.
  */
 final class ServerCpuTime implements AutoCloseable {
 
-    static final long PERIOD_MILLIS = 1000;
+    static final long PERIOD_MILLIS = 200;
+    /** USER_HZ, the unit of the CPU times in {@code /proc/<pid>/stat}: 100 on every Linux ABI. */
+    static final long TICKS_PER_SECOND = 100;
 
     /** One reading: when ({@link System#nanoTime}) and the processes' CPU time in ns since they started. */
     record Sample(long nanos, double cpuNanos) {
@@ -46,24 +54,57 @@ final class ServerCpuTime implements AutoCloseable {
     /** Samples the processes that serve {@code target} on this machine; nothing when there are none. */
     static ServerCpuTime start(URI target) {
         List<Long> pids = ListeningProcesses.serving(target);
-        List<ProcessHandle> processes = pids.stream().map(ProcessHandle::of).flatMap(Optional::stream).toList();
-        return start(() -> cpuNanos(processes), ListeningProcesses.allowedCpus(pids));
+        Path proc = Path.of("/proc");
+        Map<Long, String> startTimes = new HashMap<>();
+        for (long pid : pids) {
+            ProcStat.read(proc, pid).ifPresent(s -> startTimes.put(pid, s.startTime()));
+        }
+        return start(() -> cpuNanos(proc, startTimes), ListeningProcesses.allowedCpus(pids));
     }
 
-    /** The summed CPU time of {@code processes}; empty when there are none or one of them can no longer say. */
-    static OptionalDouble cpuNanos(List<ProcessHandle> processes) {
-        if (processes.isEmpty()) {
+    /**
+     * The summed CPU time of the processes ({@code pid -> start time}); empty when there are none or one of them is
+     * gone (exited, or its pid now names a process that started at another time).
+     */
+    static OptionalDouble cpuNanos(Path proc, Map<Long, String> startTimes) {
+        if (startTimes.isEmpty()) {
             return OptionalDouble.empty();
         }
-        double sum = 0;
-        for (ProcessHandle p : processes) {
-            Optional<Duration> cpu = p.info().totalCpuDuration();
-            if (cpu.isEmpty()) {
+        long ticks = 0;
+        for (Map.Entry<Long, String> p : startTimes.entrySet()) {
+            Optional<ProcStat> stat = ProcStat.read(proc, p.getKey());
+            if (stat.isEmpty() || !stat.get().startTime().equals(p.getValue())) {
                 return OptionalDouble.empty();
             }
-            sum += cpu.get().toNanos();
+            ticks += stat.get().cpuTicks();
         }
-        return OptionalDouble.of(sum);
+        return OptionalDouble.of(ticks * (1e9 / TICKS_PER_SECOND));
+    }
+
+    /** What this needs of {@code /proc/<pid>/stat}: user plus system time (ticks) and the start time. */
+    record ProcStat(long cpuTicks, String startTime) {
+
+        static Optional<ProcStat> read(Path proc, long pid) {
+            try {
+                return parse(Files.readString(proc.resolve(pid + "/stat")));
+            } catch (IOException | RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+
+        /** Fields 14 (utime), 15 (stime) and 22 (starttime), counted after the command name's closing paren. */
+        static Optional<ProcStat> parse(String stat) {
+            int paren = stat.lastIndexOf(')');
+            if (paren < 0) {
+                return Optional.empty();
+            }
+            String[] f = stat.substring(paren + 1).trim().split("\\s+");
+            // f[0] is field 3 (state): field n is f[n - 3].
+            if (f.length < 20) {
+                return Optional.empty();
+            }
+            return Optional.of(new ProcStat(Long.parseLong(f[11]) + Long.parseLong(f[12]), f[19]));
+        }
     }
 
     /**
@@ -72,7 +113,7 @@ final class ServerCpuTime implements AutoCloseable {
      */
     static ServerCpuTime start(Supplier<OptionalDouble> cpuNanos, int allowedCpus) {
         ServerCpuTime cpu = new ServerCpuTime(cpuNanos, allowedCpus);
-        // A server whose CPU cannot be read now will not be readable in a second either: no thread for nothing.
+        // A server whose CPU cannot be read now will not be readable later either: no thread for nothing.
         if (cpu.sample()) {
             cpu.sampler.start();
         } else {

@@ -132,7 +132,7 @@ final class TailReport {
                     Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
                     recover < 0 ? "never" : recover + " s", p.switchCostSeconds(r.tail().switchWindow()),
                     p.nginx() == null ? "" : Units.timeMicros(p.nginx().percentile(99)),
-                    p.p99RatioText(), TailText.cpuPerRequest(l, ""),
+                    p.p99RatioText(), TailText.cpuPerRequest(l, "-"),
                     p.nginx() == null ? "" : TailText.cpuPerRequest(p.nginx(), "")));
         }
         return h.append("</table>\n").toString();

@@ -4,8 +4,8 @@ import java.io.PrintStream;
 import java.util.Locale;
 
 /**
- * The text summary of a tail run: the phase table beside nginx (with the server's CPU per answer when its admin
- * endpoint exports it), the sustainable rates, the warnings.
+ * The text summary of a tail run: the phase table beside nginx (with each server's CPU per answer when its processes
+ * can be read, {@link ServerCpuTime}), the sustainable rates, the warnings.
  */
 final class TailText {
 
@@ -21,14 +21,14 @@ final class TailText {
                 + "the first second with p99 <= %s; cost: answers > %s in the first %s after the switch / rate, in "
                 + "seconds of requests%n", r.label(), tail.slo().describe(), b, b, b,
                 Units.shortTime(tail.switchWindow().toNanos() / 1000.0));
-        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %10s%n", "#", "op", "rate",
+        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %13s%n", "#", "op", "rate",
                 "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio", "cpu/req",
-                "nginx cpu");
+                "nginx cpu/req");
         int i = 1;
         for (TailResult.PhaseResult p : r.phases()) {
             RunResult l = p.larder();
             int recover = p.recoverySeconds(bound);
-            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s %8s %10s%n", i++,
+            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s %8s %13s%n", i++,
                     p.kind(),
                     Units.rate(p.rate()), l.achievedRate(), Units.timeMicros(l.percentile(50)),
                     Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),

@@ -77,8 +77,10 @@ public final class Wrk2Format {
                     100 * r.achievedRatio(), r.lagSummary());
         }
         if (!Double.isNaN(r.serverCores())) {
-            out.printf(Locale.ROOT, "  Server CPU: %.2f cores, %.1fus per answer (process CPU time from its admin "
-                    + "endpoint)%n", r.serverCores(), r.serverMicrosPerRequest());
+            double perAnswer = r.serverMicrosPerRequest();
+            out.printf(Locale.ROOT, "  Server CPU: %.2f cores, %s per answer (processes listening on the target's "
+                    + "port)%n", r.serverCores(), Double.isNaN(perAnswer) ? "-"
+                    : String.format(Locale.ROOT, "%.1fus", perAnswer));
         }
         for (ProfileResult p : r.profiles()) {
             out.println(p.ok() ? "  Profile " + p.event() + " (" + p.seconds() + "s): " + p.file()

@@ -37,19 +37,22 @@ class BenchIT {
     void aRunAgainstLarderOnThisMachineReportsItsCpuPerAnswer() throws Exception {
         try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"))) {
             Path json = dir.resolve("cpu.json");
+            Duration before = ProcessHandle.of(larder.pid()).orElseThrow().info().totalCpuDuration().orElseThrow();
             LarderProcess bench = LarderProcess.run("bench", "-R", "2000", "-c", "8", "-d", "4s", "--warmup", "1s",
                     "-w", "put", "--json", json.toString(), larder.baseUrl());
             assertEquals(0, bench.awaitExit(Duration.ofSeconds(90)), bench.output());
+            Duration after = ProcessHandle.of(larder.pid()).orElseThrow().info().totalCpuDuration().orElseThrow();
             String out = bench.output();
-            Matcher line = Pattern.compile("Server CPU: ([0-9.]+) cores, ([0-9.]+)us per answer").matcher(out);
-            assertTrue(line.find(), out);
-            double cores = Double.parseDouble(line.group(1));
-            double micros = Double.parseDouble(line.group(2));
-            // The server's JVM, not the generator's: 2000 PUTs a second cost it something, and less than every core.
-            assertTrue(cores > 0 && cores < Runtime.getRuntime().availableProcessors(), out);
-            assertEquals(cores * 1e6 / 2000, micros, micros * 0.1 + 1, out);
+            assertTrue(out.matches("(?s).*Server CPU: [0-9.]+ cores, [0-9.]+us per answer.*"), out);
             String summary = Files.readString(json);
-            assertTrue(summary.contains("\"server_cpu\": {"), summary);
+            Matcher cpu = Pattern.compile("\"server_cpu\": \\{\\s*\"cores\": ([0-9.]+),").matcher(summary);
+            assertTrue(cpu.find(), summary);
+            double cores = Double.parseDouble(cpu.group(1));
+            // The server's JVM, not the generator's: its 4 s window cannot hold more CPU than the server used over the
+            // whole bench run (measured here from outside), and 2000 PUTs a second cost it something.
+            double serverSeconds = (after.toNanos() - before.toNanos()) / 1e9;
+            assertTrue(cores > 0 && cores * 4 <= serverSeconds + 0.05, cores + " cores x 4 s against " + serverSeconds
+                    + " s of the server's CPU over the run");
         }
     }
 
