@@ -65,12 +65,12 @@ final class Honesty {
     }
 
     /**
-     * {@link #check(RunResult)}, then {@link #hostSteal} for the window's steal share ({@link HostSteal}) and
-     * {@link #serverCpuFull} for the CPUs the server may run on.
+     * {@link #check(RunResult)}, then {@link #hostSteal} for the window's steal share ({@link RunResult#hostSteal})
+     * and {@link #serverCpuFull} for the CPUs the server may run on.
      */
-    static List<Warning> check(RunResult r, double hostStealShare, int serverCpus) {
+    static List<Warning> check(RunResult r, int serverCpus) {
         List<Warning> out = check(r);
-        hostSteal(hostStealShare).ifPresent(out::add);
+        hostSteal(r.hostSteal()).ifPresent(out::add);
         serverCpuFull(r, serverCpus).ifPresent(out::add);
         return out;
     }

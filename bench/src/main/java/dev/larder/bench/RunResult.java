@@ -115,7 +115,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
                 window.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
                 inFlight, behind, behindAtStart, List.of(), profiles, Timeline.merge(timelines), window.hostSteal(),
                 window.serverCores());
-        return draft.withWarnings(Honesty.check(draft, window.hostSteal(), window.serverAllowedCpus()));
+        return draft.withWarnings(Honesty.check(draft, window.serverAllowedCpus()));
     }
 
     RunResult withWarnings(List<Warning> newWarnings) {

@@ -132,8 +132,8 @@ final class TailReport {
                     Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
                     recover < 0 ? "never" : recover + " s", p.switchCostSeconds(r.tail().switchWindow()),
                     p.nginx() == null ? "" : Units.timeMicros(p.nginx().percentile(99)),
-                    p.p99RatioText(), TailText.cpuPerRequest(l, "-"),
-                    p.nginx() == null ? "" : TailText.cpuPerRequest(p.nginx(), "")));
+                    p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
+                    p.nginx() == null ? "" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "")));
         }
         return h.append("</table>\n").toString();
     }

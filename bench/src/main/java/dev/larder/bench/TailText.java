@@ -35,8 +35,8 @@ final class TailText {
                     Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
                     recover < 0 ? "never" : recover + "s", p.switchCostSeconds(tail.switchWindow()),
                     p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
-                    p.nginx() == null ? "-" : p.p99RatioText(), cpuPerRequest(l, "-"),
-                    p.nginx() == null ? "-" : cpuPerRequest(p.nginx(), "-"));
+                    p.nginx() == null ? "-" : p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
+                    p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
         }
         if (!r.sustainable().isEmpty()) {
             out.println();
@@ -66,11 +66,5 @@ final class TailText {
             i++;
         }
         out.println();
-    }
-
-    /** A server's CPU per answer in a phase ("21.4us"), or {@code unknown}. */
-    static String cpuPerRequest(RunResult r, String unknown) {
-        double us = r.serverMicrosPerRequest();
-        return Double.isNaN(us) ? unknown : String.format(Locale.ROOT, "%.1fus", us);
     }
 }

@@ -64,6 +64,11 @@ public final class Units {
         return " ".repeat(Math.max(0, w - body.length())) + body + " ".repeat(pad);
     }
 
+    /** A server's CPU per answer ({@code 21.4us}), or {@code unknown} for NaN. */
+    public static String cpuPerAnswer(double micros, String unknown) {
+        return Double.isNaN(micros) ? unknown : String.format(Locale.ROOT, "%.1fus", micros);
+    }
+
     /** Axis labels: {@code 10us}, {@code 1ms}, {@code 250ms}, {@code 1s}, {@code 1.5s}. */
     public static String shortTime(double micros) {
         if (micros >= 1_000_000) {

@@ -77,10 +77,8 @@ public final class Wrk2Format {
                     100 * r.achievedRatio(), r.lagSummary());
         }
         if (!Double.isNaN(r.serverCores())) {
-            double perAnswer = r.serverMicrosPerRequest();
             out.printf(Locale.ROOT, "  Server CPU: %.2f cores, %s per answer (processes listening on the target's "
-                    + "port)%n", r.serverCores(), Double.isNaN(perAnswer) ? "-"
-                    : String.format(Locale.ROOT, "%.1fus", perAnswer));
+                    + "port)%n", r.serverCores(), Units.cpuPerAnswer(r.serverMicrosPerRequest(), "-"));
         }
         for (ProfileResult p : r.profiles()) {
             out.println(p.ok() ? "  Profile " + p.event() + " (" + p.seconds() + "s): " + p.file()

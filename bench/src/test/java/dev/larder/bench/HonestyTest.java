@@ -111,8 +111,9 @@ class HonestyTest {
         assertTrue(Honesty.hostSteal(0.004).isEmpty());
         assertTrue(Honesty.hostSteal(Double.NaN).isEmpty(), "unknown: no warning");
         RunResult quiet = result(1000, 10_000, 10, 64, 1000, 1000, 0, SocketErrors.NONE);
-        assertEquals(kinds(quiet), Honesty.check(quiet, 0.01, 0).stream().map(Warning::kind).toList());
-        List<Warning> stolen = Honesty.check(quiet, 0.2, 0);
+        assertEquals(kinds(quiet), Honesty.check(withMachine(quiet, 0.01, Double.NaN), 0).stream()
+                .map(Warning::kind).toList());
+        List<Warning> stolen = Honesty.check(withMachine(quiet, 0.2, Double.NaN), 0);
         assertEquals(Warning.Kind.HOST_STEAL, stolen.get(stolen.size() - 1).kind(),
                 "the window's checks, then the host's");
     }
@@ -132,15 +133,19 @@ class HonestyTest {
         assertTrue(Honesty.serverCpuFull(unknown, 1).isEmpty(), "no CPU figure: no warning");
         RunResult closed = withCores(result(0, 900_000, 10, 64, 1000, 1000, 0, SocketErrors.NONE), 1.0);
         assertTrue(Honesty.serverCpuFull(closed, 1).isEmpty(), "a closed loop is meant to fill the core");
-        List<Warning> all = Honesty.check(full, 0.2, 1);
+        List<Warning> all = Honesty.check(withMachine(full, 0.2, full.serverCores()), 1);
         assertEquals(List.of(Warning.Kind.HOST_STEAL, Warning.Kind.SERVER_CPU_FULL),
                 all.subList(all.size() - 2, all.size()).stream().map(Warning::kind).toList());
     }
 
     private static RunResult withCores(RunResult r, double cores) {
+        return withMachine(r, Double.NaN, cores);
+    }
+
+    private static RunResult withMachine(RunResult r, double hostSteal, double cores) {
         return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
                 r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
                 r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
-                r.warnings(), r.profiles(), r.timeline(), Double.NaN, cores);
+                r.warnings(), r.profiles(), r.timeline(), hostSteal, cores);
     }
 }
