@@ -14,7 +14,6 @@ import org.rocksdb.CompressionType;
 import org.rocksdb.DataBlockIndexType;
 import org.rocksdb.Env;
 import org.rocksdb.FlushOptions;
-import org.rocksdb.Holder;
 import org.rocksdb.LRUCache;
 import org.rocksdb.MutableColumnFamilyOptions;
 import org.rocksdb.Options;
@@ -59,6 +58,8 @@ public final class RocksDbStore implements Store, StoreStats {
     /** {@code no_slowdown}: a write that a stall would hold back fails at once; {@code null} with {@code --sync}. */
     private final WriteOptions noWaitWriteOptions;
     private final ReadOptions pointReadOptions;
+    /** Each thread's buffers for {@link #getFromMemory}: the event loops call it for every GET they answer. */
+    private final ThreadLocal<DirectMemoryLookup> memoryLookups = ThreadLocal.withInitial(DirectMemoryLookup::new);
     private final ReadOptions scanReadOptions;
     private final RocksDB db;
     private final String walRecoveryWarning;
@@ -338,11 +339,7 @@ public final class RocksDbStore implements Store, StoreStats {
             return MemoryLookup.UNKNOWN;
         }
         try {
-            Holder<byte[]> value = new Holder<>();
-            if (!db.keyMayExist(pointReadOptions, key, value)) {
-                return MemoryLookup.ABSENT;
-            }
-            return value.getValue() == null ? MemoryLookup.UNKNOWN : MemoryLookup.found(value.getValue());
+            return memoryLookups.get().lookup(db, pointReadOptions, key);
         } finally {
             lifecycle.unlockRead(stamp);
         }

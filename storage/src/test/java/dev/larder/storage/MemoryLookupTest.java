@@ -43,6 +43,34 @@ class MemoryLookupTest {
         }
     }
 
+    /**
+     * The lookup copies through direct buffers it keeps per thread (4 KiB for values at first): values and keys past
+     * them, past the size it keeps, and empty ones come back whole, and a shorter value after a longer one is not
+     * padded with the longer one's bytes.
+     */
+    @Test
+    void valuesAndKeysOfEverySizeComeBackWhole() {
+        try (RocksDbStore store = RocksDbStore.open(StoreOptions.defaults(dir.resolve("db")))) {
+            int[] sizes = {0, 1, 4095, 4096, 4097, 20_000, DirectMemoryLookup.KEPT_CAPACITY,
+                    DirectMemoryLookup.KEPT_CAPACITY + 1, 1 << 20, 7};
+            for (int size : sizes) {
+                byte[] key = ("key-" + size + "-" + "k".repeat(size % 3000)).getBytes(UTF_8);
+                byte[] value = new byte[size];
+                for (int i = 0; i < size; i++) {
+                    value[i] = (byte) (i * 31 + size);
+                }
+                store.put(key, value);
+                MemoryLookup hit = store.getFromMemory(key);
+                assertTrue(hit.known(), "size " + size);
+                assertArrayEquals(value, hit.value(), "size " + size);
+            }
+            byte[] longKey = "x".repeat(10_000).getBytes(UTF_8);
+            store.put(longKey, b("long key's value"));
+            assertArrayEquals(b("long key's value"), store.getFromMemory(longKey).value());
+            assertSame(MemoryLookup.ABSENT, store.getFromMemory("y".repeat(10_000).getBytes(UTF_8)));
+        }
+    }
+
     @Test
     void aKeyOnlyInAnUncachedBlockIsUnknownUntilAGetCachesIt() {
         Path path = dir.resolve("cold");
