@@ -17,11 +17,11 @@ import io.netty.handler.codec.http.HttpResponseEncoder;
  * The data port's pipeline, inbound top to bottom:
  *
  * <pre>
- *   bytes ──▶ limiter ──▶ [tls] ──▶ timeouts ──▶ http decoder ──▶ request-end ──▶ [auth] ──▶ aggregator ──▶ dispatcher ──▶ worker lane
- *             (503 past   (when      (read and    (414, 431,      (a request is   (401 without (413, 100-     (route, order,     (RocksDB)
- *           max-conns)    --tls-*)   idle)         400)            whole: stop     a token,    continue)      keep-alive,
- *                                                                  the read clock)  before any                status inline)
- *                                                                                   body is read)
+ *   bytes ──▶ limiter ──▶ [tls] ──▶ timeouts ──▶ http decoder ──▶ request-end ──▶ [auth] ──▶ single-chunk ──▶ aggregator ──▶ dispatcher ──▶ worker lane
+ *             (503 past   (when     (read and    (414, 431,       (a request is   (401 with- (a body in one   (413, 100-     (route,        (RocksDB)
+ *             max-conns)  --tls-*)  idle)        400)             whole: stop     out token, piece: made      continue,      order,
+ *                                                                 the read        before the whole here)      bodies in      keep-alive,
+ *                                                                 clock)          body)                       pieces)        status)
  *
  *   bytes ◀── [tls] ◀── answers ◀──────── http encoder ◀── auth's 401, aggregator's 100 / 413, the range stream's chunks
  *             (whole responses, encoded by {@link Answer}, enter below the encoder)
@@ -57,6 +57,7 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
         pipeline.addLast("http-decoder", new HttpRequestDecoder(decoderConfig));
         pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
         security.tokenCheck().ifPresent(auth -> pipeline.addLast("auth", auth));
+        pipeline.addLast("single-chunk", new SingleChunkAggregator(options.maxValueSize()));
         pipeline.addLast("aggregator", new HttpObjectAggregator(options.maxValueSize(), true));
         pipeline.addLast("dispatcher", new RequestDispatcher(server, state));
     }

@@ -1,0 +1,198 @@
+package dev.larder.server.http;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.larder.server.LeakDetection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The shortcut between the HTTP decoder and the aggregator, with both real handlers around it as in the data port's
+ * pipeline: which requests it makes whole itself (a {@link DefaultFullHttpRequest}, the decoder's buffer handed on),
+ * which it leaves to the aggregator, and that every request comes out whole and in order either way. The same
+ * requests over real sockets are {@code BadInputTest}'s and {@code HttpContractTest}'s.
+ */
+@ExtendWith(LeakDetection.class)
+class SingleChunkAggregatorTest {
+
+    private static final int MAX_BODY = 100;
+
+    private final EmbeddedChannel channel = new EmbeddedChannel(
+            new HttpResponseEncoder(),
+            new HttpRequestDecoder(new HttpDecoderConfig().setMaxChunkSize(64 * 1024)),
+            new SingleChunkAggregator(MAX_BODY),
+            new HttpObjectAggregator(MAX_BODY, true));
+
+    @AfterEach
+    void tearDown() {
+        channel.finishAndReleaseAll();
+    }
+
+    private void send(String wire) {
+        channel.writeInbound(Unpooled.copiedBuffer(wire, US_ASCII));
+    }
+
+    private FullHttpRequest next() {
+        FullHttpRequest request = channel.readInbound();
+        assertNotNull(request, "a whole request");
+        return request;
+    }
+
+    private static String body(FullHttpRequest request) {
+        return request.content().toString(US_ASCII);
+    }
+
+    /** The status of what the aggregator answered on its own (100 Continue, 413), parsed as a client would. */
+    private int answered() {
+        EmbeddedChannel client = new EmbeddedChannel(new HttpResponseDecoder(), new HttpObjectAggregator(1 << 16));
+        try {
+            for (ByteBuf bytes = channel.readOutbound(); bytes != null; bytes = channel.readOutbound()) {
+                client.writeInbound(bytes);
+            }
+            FullHttpResponse response = client.readInbound();
+            assertNotNull(response, "an answer on the wire");
+            int status = response.status().code();
+            response.release();
+            return status;
+        } finally {
+            client.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aRequestWithoutBodyIsMadeWholeHere() {
+        send("GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n");
+        FullHttpRequest request = next();
+        try {
+            assertSame(DefaultFullHttpRequest.class, request.getClass(), "not the aggregator's");
+            assertEquals(HttpMethod.GET, request.method());
+            assertEquals("/v0/entity?id=a", request.uri());
+            assertEquals("x", request.headers().get("Host"));
+            assertEquals(0, request.content().readableBytes());
+            assertTrue(request.decoderResult().isSuccess());
+        } finally {
+            request.release();
+        }
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void aBodyReadInOnePieceIsHandedOnWithoutTheAggregator() {
+        send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello");
+        FullHttpRequest request = next();
+        try {
+            assertSame(DefaultFullHttpRequest.class, request.getClass());
+            assertEquals("hello", body(request));
+            assertEquals("5", request.headers().get("Content-Length"));
+        } finally {
+            request.release();
+        }
+    }
+
+    @Test
+    void aBodyInSeveralPiecesIsTheAggregatorsAndComesOutWhole() {
+        send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 10\r\n\r\nhel");
+        assertNull(channel.readInbound(), "nothing before the body is whole");
+        send("lo");
+        send("world");
+        FullHttpRequest request = next();
+        try {
+            assertFalse(request instanceof DefaultFullHttpRequest, "the aggregator's");
+            assertEquals("helloworld", body(request));
+        } finally {
+            request.release();
+        }
+        // The next request on the connection takes the shortcut again.
+        send("GET /v0/entity?id=b HTTP/1.1\r\n\r\n");
+        FullHttpRequest after = next();
+        try {
+            assertSame(DefaultFullHttpRequest.class, after.getClass());
+            assertEquals("/v0/entity?id=b", after.uri());
+        } finally {
+            after.release();
+        }
+    }
+
+    @Test
+    void pipelinedRequestsComeOutInOrderWhicheverWayEachTakes() {
+        send("GET /1 HTTP/1.1\r\n\r\n"
+                + "PUT /2 HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+                + "PUT /3 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nde\r\n1\r\nf\r\n0\r\n\r\n"
+                + "DELETE /4 HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
+        String[] uris = {"/1", "/2", "/3", "/4"};
+        String[] bodies = {"", "abc", "def", ""};
+        for (int i = 0; i < uris.length; i++) {
+            FullHttpRequest request = next();
+            try {
+                assertEquals(uris[i], request.uri());
+                assertEquals(bodies[i], body(request));
+            } finally {
+                request.release();
+            }
+        }
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void expectContinueIsTheAggregatorsToAnswer() {
+        send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
+        assertEquals(100, answered(), "the aggregator's 100 Continue");
+        send("ok");
+        FullHttpRequest request = next();
+        try {
+            assertEquals("ok", body(request));
+        } finally {
+            request.release();
+        }
+    }
+
+    @Test
+    void aDeclaredBodyOverTheLimitIsTheAggregatorsToRefuse() {
+        send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: " + (MAX_BODY + 1) + "\r\n\r\n");
+        assertEquals(413, answered());
+        assertNull(channel.readInbound(), "nothing reaches the dispatcher");
+    }
+
+    @Test
+    void aBodyAtTheLimitTakesTheShortcut() {
+        String value = "v".repeat(MAX_BODY);
+        send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: " + MAX_BODY + "\r\n\r\n" + value);
+        FullHttpRequest request = next();
+        try {
+            assertSame(DefaultFullHttpRequest.class, request.getClass());
+            assertEquals(value, body(request));
+        } finally {
+            request.release();
+        }
+    }
+
+    @Test
+    void aMalformedRequestPassesThroughWithItsFailure() {
+        send("GET /x HTTP/1.1\r\nContent-Length: abc\r\n\r\n");
+        FullHttpRequest request = next();
+        try {
+            assertTrue(request.decoderResult().isFailure());
+        } finally {
+            request.release();
+        }
+    }
+}
