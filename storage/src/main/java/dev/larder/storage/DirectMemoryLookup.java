@@ -1,6 +1,7 @@
 package dev.larder.storage;
 
 import java.nio.ByteBuffer;
+import org.rocksdb.Holder;
 import org.rocksdb.KeyMayExist;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -13,11 +14,14 @@ import org.rocksdb.RocksDB;
  * stack) and answers with an array of two new arrays. On a GET at 40k/s that was 5.5% of the server's CPU
  * (docs/performance.md, "Session 29"). The direct variant copies the value into a buffer and answers with two ints.
  *
+ * <p>A value larger than the buffers it keeps is read the byte[] way, once: a direct buffer made for one lookup would
+ * be zero-filled on the event loop and freed only when a GC gets to it, and values that large are rare.
+ *
  * <p>Not thread-safe: one instance per thread ({@link RocksDbStore} keeps them in a {@link ThreadLocal}).
  */
 final class DirectMemoryLookup {
 
-    /** Larger buffers are used for the one lookup that needs them and dropped, so a rare large value pins no memory. */
+    /** The most each kept buffer grows to; a longer key or value is looked up the byte[] way. */
     static final int KEPT_CAPACITY = 64 * 1024;
     private static final int INITIAL_KEY_CAPACITY = 256;
     private static final int INITIAL_VALUE_CAPACITY = 4 * 1024;
@@ -26,39 +30,49 @@ final class DirectMemoryLookup {
     private ByteBuffer value = ByteBuffer.allocateDirect(INITIAL_VALUE_CAPACITY);
 
     MemoryLookup lookup(RocksDB db, ReadOptions options, byte[] keyBytes) {
-        ByteBuffer keyBuffer = buffer(key, keyBytes.length);
-        if (keyBuffer.capacity() <= KEPT_CAPACITY) {
-            key = keyBuffer;
+        if (keyBytes.length > KEPT_CAPACITY) {
+            return lookupWithArrays(db, options, keyBytes);
         }
-        ByteBuffer valueBuffer = value;
-        while (true) {
-            keyBuffer.clear();
-            keyBuffer.put(keyBytes).flip();
-            valueBuffer.clear();
-            KeyMayExist found = db.keyMayExist(options, keyBuffer, valueBuffer);
-            switch (found.exists) {
-                case kNotExist:
-                    return MemoryLookup.ABSENT;
-                case kExistsWithoutValue:
-                    return MemoryLookup.UNKNOWN;
-                default:
-                    break;
-            }
-            if (found.valueLength <= valueBuffer.capacity()) {
-                byte[] out = new byte[found.valueLength];
-                valueBuffer.get(out);
-                return MemoryLookup.found(out);
-            }
-            // Only part of the value fit: look again with room for all of it (a write in between may change the
-            // length again, hence the loop).
-            valueBuffer = buffer(valueBuffer, found.valueLength);
-            if (valueBuffer.capacity() <= KEPT_CAPACITY) {
-                value = valueBuffer;
-            }
+        key = buffer(key, keyBytes.length);
+        // RocksJava's native side reads the key from the buffer's start, whatever its position: keep it at 0.
+        key.clear();
+        key.put(keyBytes).flip();
+        value.clear();
+        KeyMayExist found = db.keyMayExist(options, key, value);
+        switch (found.exists) {
+            case kNotExist:
+                return MemoryLookup.ABSENT;
+            case kExistsWithoutValue:
+                return MemoryLookup.UNKNOWN;
+            default:
+                break;
         }
+        if (found.valueLength <= value.capacity()) {
+            byte[] out = new byte[found.valueLength];
+            value.get(out);
+            return MemoryLookup.found(out);
+        }
+        if (found.valueLength <= KEPT_CAPACITY) {
+            value = buffer(value, found.valueLength);
+        }
+        // Only part of the value fit: look again (a write in between may have changed it) with room for the whole
+        // of it, or, past the size kept, the byte[] way.
+        return value.capacity() >= found.valueLength ? lookup(db, options, keyBytes)
+                : lookupWithArrays(db, options, keyBytes);
     }
 
-    /** {@code current} if it holds {@code length} bytes, else a new buffer of at least twice its size that does. */
+    private static MemoryLookup lookupWithArrays(RocksDB db, ReadOptions options, byte[] keyBytes) {
+        Holder<byte[]> found = new Holder<>();
+        if (!db.keyMayExist(options, keyBytes, found)) {
+            return MemoryLookup.ABSENT;
+        }
+        return found.getValue() == null ? MemoryLookup.UNKNOWN : MemoryLookup.found(found.getValue());
+    }
+
+    /**
+     * {@code current} if it holds {@code length} (at most {@link #KEPT_CAPACITY}) bytes, else a new buffer that does,
+     * at least twice the size of {@code current} up to that limit.
+     */
     private static ByteBuffer buffer(ByteBuffer current, int length) {
         if (length <= current.capacity()) {
             return current;

@@ -58,8 +58,12 @@ public final class RocksDbStore implements Store, StoreStats {
     /** {@code no_slowdown}: a write that a stall would hold back fails at once; {@code null} with {@code --sync}. */
     private final WriteOptions noWaitWriteOptions;
     private final ReadOptions pointReadOptions;
-    /** Each thread's buffers for {@link #getFromMemory}: the event loops call it for every GET they answer. */
-    private final ThreadLocal<DirectMemoryLookup> memoryLookups = ThreadLocal.withInitial(DirectMemoryLookup::new);
+    /**
+     * Each thread's buffers for {@link #getFromMemory} (the event loops call it for every GET they answer); shared by
+     * every store of the process, so a closed store leaves none behind.
+     */
+    private static final ThreadLocal<DirectMemoryLookup> MEMORY_LOOKUPS =
+            ThreadLocal.withInitial(DirectMemoryLookup::new);
     private final ReadOptions scanReadOptions;
     private final RocksDB db;
     private final String walRecoveryWarning;
@@ -339,7 +343,7 @@ public final class RocksDbStore implements Store, StoreStats {
             return MemoryLookup.UNKNOWN;
         }
         try {
-            return memoryLookups.get().lookup(db, pointReadOptions, key);
+            return MEMORY_LOOKUPS.get().lookup(db, pointReadOptions, key);
         } finally {
             lifecycle.unlockRead(stamp);
         }

@@ -45,8 +45,7 @@ class MemoryLookupTest {
 
     /**
      * The lookup copies through direct buffers it keeps per thread (4 KiB for values at first): values and keys past
-     * them, past the size it keeps, and empty ones come back whole, and a shorter value after a longer one is not
-     * padded with the longer one's bytes.
+     * them, past the size it keeps (then read the byte[] way), and empty ones come back whole.
      */
     @Test
     void valuesAndKeysOfEverySizeComeBackWhole() {

@@ -20,7 +20,8 @@ import io.netty.handler.codec.http.LastHttpContent;
  * <p>Only requests the aggregator would pass unchanged take the shortcut: decoded without error, no
  * {@code Expect} (its 100-continue and 417 answers stay the aggregator's), no {@code Transfer-Encoding}, and a
  * {@code Content-Length}, if any, within the aggregator's limit (its 413 stays the aggregator's). A body that comes
- * in several pieces is handed to the aggregator from its first piece on, after the request it belongs to.
+ * in several pieces is handed to the aggregator from its first piece on, after the request it belongs to. Unlike the
+ * aggregator it adds no {@code Content-Length} to a request without one (nothing behind it reads that header).
  */
 final class SingleChunkAggregator extends ChannelInboundHandlerAdapter {
 
@@ -57,6 +58,18 @@ final class SingleChunkAggregator extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.fireChannelRead(msg);
+    }
+
+    /**
+     * The aggregator asks for more input while it holds part of a request and reading is paused (the dispatcher
+     * pauses it with answers pending); a request held here needs the same, or its body would wait for the pause.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (held != null && !ctx.channel().config().isAutoRead()) {
+            ctx.read();
+        }
+        ctx.fireChannelReadComplete();
     }
 
     private boolean eligible(HttpRequest request) {

@@ -186,6 +186,35 @@ class SingleChunkAggregatorTest {
     }
 
     @Test
+    void aChunkedRequestWithAnEmptyBodyIsTheAggregators() {
+        send("PUT /v0/entity?id=a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+        FullHttpRequest request = next();
+        try {
+            assertFalse(request instanceof DefaultFullHttpRequest, "the aggregator's");
+            assertEquals(0, request.content().readableBytes());
+            assertFalse(request.headers().contains("Transfer-Encoding"), "the aggregator's rewrite");
+            assertEquals("0", request.headers().get("Content-Length"));
+        } finally {
+            request.release();
+        }
+    }
+
+    /** A client that declares a body and hangs up before sending it has not sent a request that may be stored. */
+    @Test
+    void aBodyCutShortByTheConnectionsEndIsAFailureNotAnEmptyValue() {
+        send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 5\r\n\r\n");
+        channel.finish();
+        FullHttpRequest request = channel.readInbound();
+        if (request != null) {
+            try {
+                assertTrue(request.decoderResult().isFailure(), "never a whole, successful PUT with an empty body");
+            } finally {
+                request.release();
+            }
+        }
+    }
+
+    @Test
     void aMalformedRequestPassesThroughWithItsFailure() {
         send("GET /x HTTP/1.1\r\nContent-Length: abc\r\n\r\n");
         FullHttpRequest request = next();
