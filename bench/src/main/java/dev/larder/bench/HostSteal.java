@@ -3,9 +3,6 @@ package dev.larder.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * How much of this machine's CPU time its host took while a window ran: the {@code steal} column of
@@ -23,16 +20,11 @@ final class HostSteal implements AutoCloseable {
     record Sample(long nanos, long steal, long total) {
     }
 
-    private final Path stat;
-    private final List<Sample> samples = new ArrayList<>();
-    private final Thread sampler;
-    private volatile boolean stopped;
+    private final PeriodicSampler<Sample> sampler;
     private boolean closed;
 
-    private HostSteal(Path stat) {
-        this.stat = stat;
-        sampler = new Thread(this::sampleUntilClosed, "bench-host-steal");
-        sampler.setDaemon(true);
+    private HostSteal(PeriodicSampler<Sample> sampler) {
+        this.sampler = sampler;
     }
 
     /** Starts sampling {@code /proc/stat}. */
@@ -41,49 +33,21 @@ final class HostSteal implements AutoCloseable {
     }
 
     static HostSteal start(Path stat) {
-        HostSteal steal = new HostSteal(stat);
-        // A file that cannot be read now will not be readable in 200 ms either: no thread for nothing.
-        if (steal.sample()) {
-            steal.sampler.start();
-        } else {
-            steal.stopped = true;
-        }
-        return steal;
+        return new HostSteal(PeriodicSampler.start("bench-host-steal", PERIOD_MILLIS, () -> read(stat)));
     }
 
-    private void sampleUntilClosed() {
-        while (!stopped) {
-            try {
-                TimeUnit.MILLISECONDS.sleep(PERIOD_MILLIS);
-            } catch (InterruptedException e) {
-                return;
-            }
-            sample();
-        }
-    }
-
-    /** Takes one reading; {@code false} when there was nothing to read. */
-    private boolean sample() {
-        Sample s;
+    /** One reading of {@code stat}; {@code null} when there is nothing to read. */
+    private static Sample read(Path stat) {
         try {
-            s = parse(System.nanoTime(), Files.readString(stat));
-        } catch (IOException | RuntimeException e) {
-            return false;
+            return parse(System.nanoTime(), Files.readString(stat));
+        } catch (IOException e) {
+            return null;
         }
-        if (s == null) {
-            return false;
-        }
-        synchronized (samples) {
-            samples.add(s);
-        }
-        return true;
     }
 
     /** How many readings were taken so far. */
     int sampleCount() {
-        synchronized (samples) {
-            return samples.size();
-        }
+        return sampler.count();
     }
 
     /**
@@ -116,14 +80,12 @@ final class HostSteal implements AutoCloseable {
     double share(long fromNanos, long toNanos) {
         Sample first = null;
         Sample last = null;
-        synchronized (samples) {
-            for (Sample s : samples) {
-                if (s.nanos() <= fromNanos) {
-                    first = s;
-                }
-                if (s.nanos() >= toNanos && last == null) {
-                    last = s;
-                }
+        for (Sample s : sampler.readings()) {
+            if (s.nanos() <= fromNanos) {
+                first = s;
+            }
+            if (s.nanos() >= toNanos && last == null) {
+                last = s;
             }
         }
         return share(first, last);
@@ -143,13 +105,7 @@ final class HostSteal implements AutoCloseable {
             return;
         }
         closed = true;
-        stopped = true;
-        sampler.interrupt();
-        try {
-            sampler.join(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        sample();
+        sampler.close();
+        sampler.read();
     }
 }

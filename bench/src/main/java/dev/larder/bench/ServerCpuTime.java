@@ -4,13 +4,11 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -39,17 +37,12 @@ final class ServerCpuTime implements AutoCloseable {
     record Sample(long nanos, double cpuNanos) {
     }
 
-    private final Supplier<OptionalDouble> cpuNanos;
+    private final PeriodicSampler<Sample> sampler;
     private final int allowedCpus;
-    private final List<Sample> samples = new ArrayList<>();
-    private final Thread sampler;
-    private volatile boolean stopped;
 
-    private ServerCpuTime(Supplier<OptionalDouble> cpuNanos, int allowedCpus) {
-        this.cpuNanos = cpuNanos;
+    private ServerCpuTime(PeriodicSampler<Sample> sampler, int allowedCpus) {
+        this.sampler = sampler;
         this.allowedCpus = allowedCpus;
-        sampler = new Thread(this::sampleUntilClosed, "bench-server-cpu");
-        sampler.setDaemon(true);
     }
 
     /** Samples the processes that serve {@code target} on this machine; nothing when there are none. */
@@ -113,50 +106,11 @@ final class ServerCpuTime implements AutoCloseable {
      * {@code allowedCpus} CPUs (0: unknown).
      */
     static ServerCpuTime start(Supplier<OptionalDouble> cpuNanos, int allowedCpus) {
-        ServerCpuTime cpu = new ServerCpuTime(cpuNanos, allowedCpus);
-        // A server whose CPU cannot be read now will not be readable later either: no thread for nothing.
-        if (cpu.sample()) {
-            cpu.sampler.start();
-        } else {
-            cpu.stopped = true;
-        }
-        return cpu;
-    }
-
-    private void sampleUntilClosed() {
-        long next = System.nanoTime();
-        while (!stopped) {
-            next += TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-            if (!stopped) {
-                sample();
-            }
-        }
-    }
-
-    /** Takes one reading; {@code false} when there was none. */
-    private boolean sample() {
-        OptionalDouble cpu;
-        try {
-            cpu = cpuNanos.get();
-        } catch (RuntimeException e) {
-            return false;
-        }
-        long now = System.nanoTime();
-        if (cpu.isEmpty()) {
-            return false;
-        }
-        synchronized (samples) {
-            samples.add(new Sample(now, cpu.getAsDouble()));
-        }
-        return true;
+        return new ServerCpuTime(PeriodicSampler.start("bench-server-cpu", PERIOD_MILLIS, () -> {
+            long now = System.nanoTime();
+            OptionalDouble cpu = cpuNanos.get();
+            return cpu.isPresent() ? new Sample(now, cpu.getAsDouble()) : null;
+        }), allowedCpus);
     }
 
     /** How many CPUs the server may run on (its processes' affinity, {@code taskset}); 0 when unknown. */
@@ -166,9 +120,7 @@ final class ServerCpuTime implements AutoCloseable {
 
     /** How many readings were taken so far. */
     int sampleCount() {
-        synchronized (samples) {
-            return samples.size();
-        }
+        return sampler.count();
     }
 
     /**
@@ -179,16 +131,14 @@ final class ServerCpuTime implements AutoCloseable {
     double cores(long fromNanos, long toNanos) {
         Sample first = null;
         Sample last = null;
-        synchronized (samples) {
-            for (Sample s : samples) {
-                if (s.nanos() < fromNanos || s.nanos() > toNanos) {
-                    continue;
-                }
-                if (first == null) {
-                    first = s;
-                }
-                last = s;
+        for (Sample s : sampler.readings()) {
+            if (s.nanos() < fromNanos || s.nanos() > toNanos) {
+                continue;
             }
+            if (first == null) {
+                first = s;
+            }
+            last = s;
         }
         return cores(first, last);
     }
@@ -203,7 +153,6 @@ final class ServerCpuTime implements AutoCloseable {
     /** Stops the sampler; once a window's end has passed, its figure no longer changes. */
     @Override
     public void close() {
-        stopped = true;
-        sampler.interrupt();
+        sampler.close();
     }
 }

@@ -1,0 +1,108 @@
+package dev.larder.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Readings of one source, taken every period on a daemon thread of their own and kept in order, for a run's windows to
+ * be measured from afterwards ({@link HostSteal}, {@link ServerCpuTime}). Each keeps its own parsing and its own
+ * window arithmetic; this is the thread and the list they share. A source that gives no first reading is not read
+ * again (what cannot be read now will not be readable a period later): no thread is started for nothing.
+ *
+ * @param <S> one reading
+ */
+final class PeriodicSampler<S> implements AutoCloseable {
+
+    private final Supplier<S> source;
+    private final long periodNanos;
+    private final List<S> readings = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean stopped;
+
+    private PeriodicSampler(String name, long periodMillis, Supplier<S> source) {
+        this.source = source;
+        this.periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMillis);
+        thread = new Thread(this::readUntilClosed, name);
+        thread.setDaemon(true);
+    }
+
+    /**
+     * Takes a first reading of {@code source} (null or an exception: none) and, if there is one, starts reading every
+     * {@code periodMillis} on a thread named {@code name}.
+     */
+    static <S> PeriodicSampler<S> start(String name, long periodMillis, Supplier<S> source) {
+        PeriodicSampler<S> sampler = new PeriodicSampler<>(name, periodMillis, source);
+        if (sampler.read()) {
+            sampler.thread.start();
+        } else {
+            sampler.stopped = true;
+        }
+        return sampler;
+    }
+
+    private void readUntilClosed() {
+        // On a fixed schedule, so a slow reading does not push every later one back.
+        long next = System.nanoTime();
+        while (!stopped) {
+            next += periodNanos;
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            if (!stopped) {
+                read();
+            }
+        }
+    }
+
+    /** Takes one reading now; {@code false} when there was none. */
+    boolean read() {
+        S reading;
+        try {
+            reading = source.get();
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (reading == null) {
+            return false;
+        }
+        synchronized (readings) {
+            readings.add(reading);
+        }
+        return true;
+    }
+
+    /** The readings so far, oldest first (a copy). */
+    List<S> readings() {
+        synchronized (readings) {
+            return new ArrayList<>(readings);
+        }
+    }
+
+    /** How many readings were taken so far. */
+    int count() {
+        synchronized (readings) {
+            return readings.size();
+        }
+    }
+
+    /** Stops the thread and waits for it, so no reading is taken after this returns. */
+    @Override
+    public void close() {
+        stopped = true;
+        thread.interrupt();
+        if (thread.isAlive()) {
+            try {
+                thread.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
