@@ -52,13 +52,13 @@ final class DirectMemoryLookup {
             value.get(out);
             return MemoryLookup.found(out);
         }
-        if (found.valueLength <= KEPT_CAPACITY) {
-            value = buffer(value, found.valueLength);
+        // Only part of the value fit: look again (a write in between may have changed it) the byte[] way past the
+        // size kept, else with room for the whole of it.
+        if (found.valueLength > KEPT_CAPACITY) {
+            return lookupWithArrays(db, options, keyBytes);
         }
-        // Only part of the value fit: look again (a write in between may have changed it) with room for the whole
-        // of it, or, past the size kept, the byte[] way.
-        return value.capacity() >= found.valueLength ? lookup(db, options, keyBytes)
-                : lookupWithArrays(db, options, keyBytes);
+        value = buffer(value, found.valueLength);
+        return lookup(db, options, keyBytes);
     }
 
     private static MemoryLookup lookupWithArrays(RocksDB db, ReadOptions options, byte[] keyBytes) {

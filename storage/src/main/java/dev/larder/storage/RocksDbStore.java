@@ -46,6 +46,13 @@ public final class RocksDbStore implements Store, StoreStats {
         RocksDB.loadLibrary();
     }
 
+    /**
+     * Each thread's buffers for {@link #getFromMemory} (the event loops call it for every GET they answer); shared by
+     * every store of the process, so a closed store leaves none behind.
+     */
+    private static final ThreadLocal<DirectMemoryLookup> MEMORY_LOOKUPS =
+            ThreadLocal.withInitial(DirectMemoryLookup::new);
+
     private final StampedLock lifecycle = new StampedLock();
     private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
     private final Statistics statistics;
@@ -58,12 +65,6 @@ public final class RocksDbStore implements Store, StoreStats {
     /** {@code no_slowdown}: a write that a stall would hold back fails at once; {@code null} with {@code --sync}. */
     private final WriteOptions noWaitWriteOptions;
     private final ReadOptions pointReadOptions;
-    /**
-     * Each thread's buffers for {@link #getFromMemory} (the event loops call it for every GET they answer); shared by
-     * every store of the process, so a closed store leaves none behind.
-     */
-    private static final ThreadLocal<DirectMemoryLookup> MEMORY_LOOKUPS =
-            ThreadLocal.withInitial(DirectMemoryLookup::new);
     private final ReadOptions scanReadOptions;
     private final RocksDB db;
     private final String walRecoveryWarning;

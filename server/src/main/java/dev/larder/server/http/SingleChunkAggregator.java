@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 
 /**
@@ -80,12 +81,8 @@ final class SingleChunkAggregator extends ChannelInboundHandlerAdapter {
         if (headers.contains(HttpHeaderNames.EXPECT) || headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
             return false;
         }
-        String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
-        if (length == null) {
-            return true;
-        }
         try {
-            long declared = Long.parseLong(length.trim());
+            long declared = HttpUtil.getContentLength(request, 0L);
             return declared >= 0 && declared <= maxContentLength;
         } catch (NumberFormatException e) {
             return false;

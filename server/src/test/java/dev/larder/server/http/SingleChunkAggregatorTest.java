@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpResponseEncoder;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -51,10 +52,15 @@ class SingleChunkAggregatorTest {
         channel.writeInbound(Unpooled.copiedBuffer(wire, US_ASCII));
     }
 
-    private FullHttpRequest next() {
+    /** Reads the next whole request, checks it and releases it. */
+    private void next(Consumer<FullHttpRequest> check) {
         FullHttpRequest request = channel.readInbound();
         assertNotNull(request, "a whole request");
-        return request;
+        try {
+            check.accept(request);
+        } finally {
+            request.release();
+        }
     }
 
     private static String body(FullHttpRequest request) {
@@ -81,31 +87,25 @@ class SingleChunkAggregatorTest {
     @Test
     void aRequestWithoutBodyIsMadeWholeHere() {
         send("GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n");
-        FullHttpRequest request = next();
-        try {
+        next(request -> {
             assertSame(DefaultFullHttpRequest.class, request.getClass(), "not the aggregator's");
             assertEquals(HttpMethod.GET, request.method());
             assertEquals("/v0/entity?id=a", request.uri());
             assertEquals("x", request.headers().get("Host"));
             assertEquals(0, request.content().readableBytes());
             assertTrue(request.decoderResult().isSuccess());
-        } finally {
-            request.release();
-        }
+        });
         assertNull(channel.readInbound());
     }
 
     @Test
     void aBodyReadInOnePieceIsHandedOnWithoutTheAggregator() {
         send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello");
-        FullHttpRequest request = next();
-        try {
+        next(request -> {
             assertSame(DefaultFullHttpRequest.class, request.getClass());
             assertEquals("hello", body(request));
             assertEquals("5", request.headers().get("Content-Length"));
-        } finally {
-            request.release();
-        }
+        });
     }
 
     @Test
@@ -114,22 +114,16 @@ class SingleChunkAggregatorTest {
         assertNull(channel.readInbound(), "nothing before the body is whole");
         send("lo");
         send("world");
-        FullHttpRequest request = next();
-        try {
+        next(request -> {
             assertFalse(request instanceof DefaultFullHttpRequest, "the aggregator's");
             assertEquals("helloworld", body(request));
-        } finally {
-            request.release();
-        }
+        });
         // The next request on the connection takes the shortcut again.
         send("GET /v0/entity?id=b HTTP/1.1\r\n\r\n");
-        FullHttpRequest after = next();
-        try {
-            assertSame(DefaultFullHttpRequest.class, after.getClass());
-            assertEquals("/v0/entity?id=b", after.uri());
-        } finally {
-            after.release();
-        }
+        next(request -> {
+            assertSame(DefaultFullHttpRequest.class, request.getClass());
+            assertEquals("/v0/entity?id=b", request.uri());
+        });
     }
 
     @Test
@@ -141,13 +135,12 @@ class SingleChunkAggregatorTest {
         String[] uris = {"/1", "/2", "/3", "/4"};
         String[] bodies = {"", "abc", "def", ""};
         for (int i = 0; i < uris.length; i++) {
-            FullHttpRequest request = next();
-            try {
-                assertEquals(uris[i], request.uri());
-                assertEquals(bodies[i], body(request));
-            } finally {
-                request.release();
-            }
+            String uri = uris[i];
+            String body = bodies[i];
+            next(request -> {
+                assertEquals(uri, request.uri());
+                assertEquals(body, body(request));
+            });
         }
         assertNull(channel.readInbound());
     }
@@ -157,12 +150,9 @@ class SingleChunkAggregatorTest {
         send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
         assertEquals(100, answered(), "the aggregator's 100 Continue");
         send("ok");
-        FullHttpRequest request = next();
-        try {
+        next(request -> {
             assertEquals("ok", body(request));
-        } finally {
-            request.release();
-        }
+        });
     }
 
     @Test
@@ -176,27 +166,21 @@ class SingleChunkAggregatorTest {
     void aBodyAtTheLimitTakesTheShortcut() {
         String value = "v".repeat(MAX_BODY);
         send("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: " + MAX_BODY + "\r\n\r\n" + value);
-        FullHttpRequest request = next();
-        try {
+        next(request -> {
             assertSame(DefaultFullHttpRequest.class, request.getClass());
             assertEquals(value, body(request));
-        } finally {
-            request.release();
-        }
+        });
     }
 
     @Test
     void aChunkedRequestWithAnEmptyBodyIsTheAggregators() {
         send("PUT /v0/entity?id=a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
-        FullHttpRequest request = next();
-        try {
+        next(request -> {
             assertFalse(request instanceof DefaultFullHttpRequest, "the aggregator's");
             assertEquals(0, request.content().readableBytes());
             assertFalse(request.headers().contains("Transfer-Encoding"), "the aggregator's rewrite");
             assertEquals("0", request.headers().get("Content-Length"));
-        } finally {
-            request.release();
-        }
+        });
     }
 
     /** A client that declares a body and hangs up before sending it has not sent a request that may be stored. */
@@ -217,11 +201,8 @@ class SingleChunkAggregatorTest {
     @Test
     void aMalformedRequestPassesThroughWithItsFailure() {
         send("GET /x HTTP/1.1\r\nContent-Length: abc\r\n\r\n");
-        FullHttpRequest request = next();
-        try {
+        next(request -> {
             assertTrue(request.decoderResult().isFailure());
-        } finally {
-            request.release();
-        }
+        });
     }
 }
