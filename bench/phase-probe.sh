@@ -3,8 +3,9 @@
 # pinned to core 1; `larder bench tail --rates` pinned to core 0 runs the warm-up, short capacities, then the phases
 # at the given fixed rates (so two builds or two sets of flags meet the same load). Meanwhile a sampler on core 0
 # records every 200 ms the CPU ticks of each server thread (grouped by name), core 1's idle ticks, the server's disk
-# reads and, once a second, the block cache's misses from /metrics. RocksDB's LOG is kept. The report prints, per
-# phase second: p99, idle ticks, MB read from disk, block-cache misses, ticks per thread group (loop, wrk = workers,
+# reads and, once a second, from /metrics the block cache's misses and the requests run by the event loop and by the
+# workers. RocksDB's LOG is kept. The report prints, per phase second: p99, idle ticks, MB read from disk, block-cache
+# misses, requests run by the loop and by workers ("loop/wrk req"), ticks per thread group (loop, wrk = workers,
 # fl = flush, cmp = compaction, warm = table warmer, others by name) and the flushes, compactions and write stops
 # RocksDB logged in that second.
 #

@@ -16,10 +16,10 @@ def epoch(iso):
 
 samples = []
 for line in open(out + '/samples.txt'):
-    f = line.split(' ', 5)
-    ticks = dict((k, int(v)) for k, v in (kv.rsplit('=', 1) for kv in f[5].strip().split(';') if '=' in kv)) \
-        if len(f) > 5 else {}
-    samples.append((float(f[0]), int(f[1]) + int(f[2]), int(f[3]), float(f[4]), ticks))
+    f = line.split(' ', 7)
+    ticks = dict((k, int(v)) for k, v in (kv.rsplit('=', 1) for kv in f[7].strip().split(';') if '=' in kv)) \
+        if len(f) > 7 else {}
+    samples.append((float(f[0]), int(f[1]) + int(f[2]), int(f[3]), float(f[4]), ticks, float(f[5]), float(f[6])))
 
 events = []
 try:
@@ -78,8 +78,9 @@ for phase in tail['phases']:
             means.update({k: v for k, v in used.items()})
             means['total'] += sum(used.values())
         happened = ' '.join(name for at, name in events if start + i <= at < start + i + 1)
-        print('%3d p99 %7.1f idle %3d rdMB %5.1f miss %6.0f %s %s' % (
+        print('%3d p99 %7.1f idle %3d rdMB %5.1f miss %6.0f loop/wrk req %6.0f %6.0f %s %s' % (
             i, p99, round((b[1] - a[1]) / span), (b[2] - a[2]) / 1e6, (b[3] - a[3]) / span,
+            (b[5] - a[5]) / span, (b[6] - a[6]) / span,
             ' '.join('%s=%d' % kv for kv in sorted(used.items(), key=lambda kv: -kv[1])[:6]), happened))
     if counted:
         print('   mean ticks/s: loop %.0f, workers %.0f, server %.0f; CPU per request %.1f us' % (

@@ -1,6 +1,7 @@
 """sample.py PID OUT ADMIN_PORT: every 200 ms one line: time, core 1's idle and iowait ticks, the process's disk
-read bytes, the block cache's misses (from /metrics, once a second; -1 before the first scrape), and the CPU ticks of
-each of its threads, summed by thread name with digits replaced by '#'. Ends when the process does."""
+read bytes, three counters from /metrics (once a second; -1 before the first scrape): the block cache's misses, the
+requests the event loop ran itself and the requests workers ran, and the CPU ticks of each of its threads, summed by
+thread name with digits replaced by '#'. Ends when the process does."""
 import os
 import re
 import sys
@@ -31,32 +32,38 @@ def read_bytes():
     return -1
 
 
-def cache_misses():
+COUNTERS = ('larder_rocksdb_block_cache_misses', 'larder_inline_requests_total', 'larder_worker_run_size_requests_sum')
+
+
+def counters():
+    """The COUNTERS in that order, or None when /metrics did not answer or lacks one."""
     try:
         body = urllib.request.urlopen(f'http://127.0.0.1:{admin}/metrics', timeout=0.5).read().decode()
     except OSError:
         return None
+    found = {}
     for line in body.split('\n'):
-        if line.startswith('larder_rocksdb_block_cache_misses'):
-            return float(line.split()[-1])
-    return None
+        for name in COUNTERS:
+            if line.startswith(name):
+                found[name] = float(line.split()[-1])
+    return [found[name] for name in COUNTERS] if len(found) == len(COUNTERS) else None
 
 
 with open(out_path, 'w') as out:
-    misses, scraped = -1.0, 0.0
+    read, scraped = [-1.0] * len(COUNTERS), 0.0
     while os.path.exists(f'/proc/{pid}'):
         now = time.time()
         if now - scraped >= 1:
             scraped = now
-            scraped_misses = cache_misses()
-            if scraped_misses is not None:  # a count of 0 is a reading too
-                misses = scraped_misses
+            scraped_counters = counters()
+            if scraped_counters is not None:
+                read = scraped_counters
         cpu = open('/proc/stat').read().split('\n')[1 + core].split()
         try:
             ticks, disk = threads(), read_bytes()
         except OSError:
             break
-        out.write('%.3f %s %s %d %d %s\n' % (now, cpu[4], cpu[5], disk, misses,
-                                             ';'.join(f'{k}={v}' for k, v in ticks.items() if v > 0)))
+        out.write('%.3f %s %s %d %d %d %d %s\n' % (now, cpu[4], cpu[5], disk, *read,
+                                                   ';'.join(f'{k}={v}' for k, v in ticks.items() if v > 0)))
         out.flush()
         time.sleep(0.2)
