@@ -109,13 +109,13 @@ public final class ServeCommand implements Callable<Integer> {
     // idle worker costs two context switches per request, a fifth of the CPU at 25k req/s. Only calls that cannot
     // block run on the loop, so a cold read or a stalled write still goes to a worker. On by default since session 26
     // (lower p99 in the phase run's write phases and first read phase, a third of the switches per GET at 34k/s);
-    // 0 restores the plain hand-off.
+    // 64 since session 30, so that the burst after a pause of the loop stays on it too; 0 restores the plain hand-off.
     @Option(names = "--inline-batch", defaultValue = "${env:LARDER_INLINE_BATCH:-"
             + ServerOptions.DEFAULT_INLINE_BATCH + "}",
             description = "A worker's share of one event-loop iteration, up to this many storage requests, runs on "
                     + "the loop when that worker is idle, as far as it cannot wait: GETs answered from memory, "
                     + "PUTs and DELETEs as one write batch no write stall holds back (never with --sync); the rest "
-                    + "go to the worker. 0 always hands over (default: ${DEFAULT-VALUE}, a worker's whole share).")
+                    + "go to the worker. 0 always hands over (default: ${DEFAULT-VALUE}).")
     int inlineBatch;
 
     @Option(names = "--max-queue-delay", defaultValue = "${env:LARDER_MAX_QUEUE_DELAY:-off}",

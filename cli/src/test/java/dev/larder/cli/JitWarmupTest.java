@@ -12,7 +12,7 @@ class JitWarmupTest {
     @Test
     void withInlineCallsTheWarmupAlsoHandsEveryRequestOverFirst() {
         ServerOptions options = ServerOptions.builder(2).build();
-        assertEquals(16, options.inlineBatch(), "the default runs quick calls on the loop");
+        assertEquals(64, options.inlineBatch(), "the default runs quick calls on the loop");
         List<ServerOptions> paths = JitWarmup.requestPaths(options);
         assertEquals(2, paths.size());
         assertEquals(ServerOptions.builder(2).inlineBatch(0).build(), paths.get(0),

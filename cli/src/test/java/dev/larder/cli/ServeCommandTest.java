@@ -87,7 +87,7 @@ class ServeCommandTest {
         assertEquals(Duration.ZERO, options.maxQueueDelay());
         assertEquals(Duration.ZERO, options.foregroundSlice(), "the kernel's slice");
         assertEquals(Duration.ZERO, options.ioCoalesce(), "the loops block at once");
-        assertEquals(16, options.inlineBatch(), "quick calls run on the loop when the worker is idle");
+        assertEquals(64, options.inlineBatch(), "quick calls run on the loop when the worker is idle");
         assertEquals(0, parse("serve", "--inline-batch", "0").inlineBatch(), "every call handed over");
         assertEquals(8080, options.port());
         assertEquals("127.0.0.1", options.host());

@@ -9,9 +9,12 @@ import dev.larder.server.config.ServerOptions;
 import dev.larder.storage.MemoryLookup;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -35,6 +38,11 @@ class InlineBatchTest {
 
     /** Keys whose calls the store says it cannot make without waiting, as a cold block or a write stall would. */
     private final Set<String> slowKeys = ConcurrentHashMap.newKeySet();
+
+    /** A PUT of {@link #GATE} holds the event loop (it runs there) from {@code gateEntered} until {@code gateOpen}. */
+    private static final String GATE = "gate";
+    private final CountDownLatch gateEntered = new CountDownLatch(1);
+    private final CountDownLatch gateOpen = new CountDownLatch(1);
 
     private TestServer start(int inlineBatch) {
         return new TestServer(dir, o -> o.ioThreads(1).workers(1).inlineBatch(inlineBatch),
@@ -71,6 +79,9 @@ class InlineBatchTest {
                         if (slow(key)) {
                             return false;
                         }
+                        if (GATE.equals(new String(key, StandardCharsets.UTF_8))) {
+                            holdTheLoop();
+                        }
                         storeThreads.add(Thread.currentThread().getName());
                         return delegate.putWithoutWaiting(key, value);
                     }
@@ -85,6 +96,17 @@ class InlineBatchTest {
                         workerRuns.incrementAndGet();
                     }
                 });
+    }
+
+    private void holdTheLoop() {
+        gateEntered.countDown();
+        try {
+            if (!gateOpen.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test never opened the gate");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private boolean slow(byte[] key) {
@@ -137,6 +159,64 @@ class InlineBatchTest {
     void theDefaultRunsQuickCallsOnTheLoop() throws Exception {
         // On by default since docs/performance.md, "Session 26" (lower p99 in the write and first read phases).
         assertEquals(10, ranOnLoopWithTheRealStore(o -> o));
+    }
+
+    /**
+     * After a pause of the loop a fixed-rate load's next iteration reads a request from most connections. With the
+     * default those stay on the loop (docs/performance.md, "Session 30"); at 16 that iteration's share went to the
+     * worker, which then competed with the loop for the core.
+     */
+    @Test
+    void theBurstThatFollowsAPauseOfTheLoopRunsOnTheLoopByDefault() throws Exception {
+        assertEquals(BURST, burstRanOnLoop(ServerOptions.DEFAULT_INLINE_BATCH), "every request of the burst");
+        assertTrue(workerRuns.get() <= 1, "runs on the worker: " + workerRuns.get());
+    }
+
+    @Test
+    void aBurstLargerThanTheInlineBatchGoesToTheWorker() throws Exception {
+        assertEquals(0, burstRanOnLoop(16), "the worker's share of the burst is larger than 16");
+        assertTrue(workerRuns.get() >= 1, "runs on the worker: " + workerRuns.get());
+    }
+
+    private static final int BURST = 48;
+
+    /**
+     * Holds the loop with a PUT of {@link #GATE} while {@link #BURST} connections each send a PUT, lets it go, and
+     * returns how many of the burst's PUTs ran on the loop (each answered 201 and readable afterwards).
+     */
+    private int burstRanOnLoop(int inlineBatch) throws Exception {
+        List<RawHttp> burst = new ArrayList<>();
+        try (TestServer larder = start(inlineBatch); RawHttp gate = larder.connect()) {
+            try {
+                for (int i = 0; i < BURST; i++) {
+                    RawHttp c = larder.connect();
+                    burst.add(c);
+                    // Accepted and registered before the loop is held (the status answer needs no storage).
+                    assertEquals(200, c.exchange("GET", "/v0/status", null).status());
+                }
+                ranOnLoop.set(0);
+                workerRuns.set(0);
+                gate.send(RawHttp.request("PUT", "/v0/entity?id=" + GATE, "g"));
+                assertTrue(gateEntered.await(10, TimeUnit.SECONDS), "the gate PUT reached the store");
+                for (int i = 0; i < BURST; i++) {
+                    burst.get(i).send(RawHttp.request("PUT", "/v0/entity?id=b" + i, "v" + i));
+                }
+                gateOpen.countDown();
+                assertEquals(201, gate.read().status());
+                for (RawHttp c : burst) {
+                    assertEquals(201, c.read().status());
+                }
+                for (int i = 0; i < BURST; i++) {
+                    assertEquals("v" + i, gate.exchange("GET", "/v0/entity?id=b" + i, null).text());
+                }
+            } finally {
+                gateOpen.countDown();
+                for (RawHttp c : burst) {
+                    c.close();
+                }
+            }
+        }
+        return ranOnLoop.get() - 1 - BURST;
     }
 
     /** Requests run on the loop with a real RocksDB store (no forwarding store that hides the quick calls). */

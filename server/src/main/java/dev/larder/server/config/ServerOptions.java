@@ -61,15 +61,16 @@ public record ServerOptions(
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
     public static final int MIN_QUEUE_SIZE = 16;
     /**
-     * {@code --inline-batch}'s default: a worker's whole share of an iteration ({@code Worker.MAX_BATCH}) may run on
-     * the loop when that worker is idle. Only calls that cannot block do (memory reads, writes no stall holds back),
-     * so the loop does what the sync mode does without its waits. Since session 24's {@code WorkerChoice} it had the
-     * fewest seconds above 10 ms of default, {@code --workers 0} and 16 at PUT 60k / GET 36k after minutes of writes,
-     * and in the issue's phase run the lower p99 in the write phases and the first read phase (the last read phase's
-     * was higher, 7.1 against 4.6 ms, at a higher rate): docs/performance.md, "Session 26". (Off until then: in
-     * session 14, before that change, PUT's p99 was higher with it.)
+     * {@code --inline-batch}'s default: a worker's share of an iteration of up to 64 calls may run on the loop when that
+     * worker is idle (only calls that cannot block: memory reads, writes no stall holds back), so the loop does what
+     * the sync mode does without its waits (on since session 26, at 16). 64 rather than a worker's run of 16: after
+     * any pause of the loop (a collection, a compilation, a background thread's slice) a fixed-rate load's next
+     * iteration reads a request from most connections; at 16 the shares past 16 went to the workers, which then
+     * competed with the loop for the one core and took every share while busy, so one pause became seconds at p99
+     * 30-80 ms with 12-47k requests a second on the workers. At 64 the loop took them as one write batch or a run of
+     * memory reads, and the fixed-rate phases held p99 3-5 ms (docs/performance.md, "Session 30").
      */
-    public static final int DEFAULT_INLINE_BATCH = 16;
+    public static final int DEFAULT_INLINE_BATCH = 64;
     /** The slices the kernel takes (it clamps others to these). */
     public static final Duration MIN_SLICE = Duration.ofNanos(100_000);
     public static final Duration MAX_SLICE = Duration.ofMillis(100);
