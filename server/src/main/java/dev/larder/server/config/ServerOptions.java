@@ -66,9 +66,11 @@ public record ServerOptions(
      * the sync mode does without its waits (on since session 26, at 16). 64 rather than a worker's run of 16: after
      * any pause of the loop (a collection, a compilation, a background thread's slice) a fixed-rate load's next
      * iteration reads a request from most connections; at 16 the shares past 16 went to the workers, which then
-     * competed with the loop for the one core and took every share while busy, so one pause became seconds at p99
-     * 30-80 ms with 12-47k requests a second on the workers. At 64 the loop took them as one write batch or a run of
-     * memory reads, and the fixed-rate phases held p99 3-5 ms (docs/performance.md, "Session 30").
+     * competed with the loop for the one core and took every share while busy, so one pause became a stretch of
+     * seconds at p99 11-38 ms with the workers running 29-47k requests a second. At 64 the burst stays on the loop (a
+     * write batch, a run of memory reads): in fixed-rate probes at the same rates the workers ran none, and 1 and 12
+     * seconds were above 10 ms against 11 and 18 (docs/performance.md, "Session 30"). Not measured on more cores, where
+     * workers on other cores would take such a burst in parallel.
      */
     public static final int DEFAULT_INLINE_BATCH = 64;
     /** The slices the kernel takes (it clamps others to these). */
