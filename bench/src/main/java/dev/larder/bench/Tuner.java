@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <ol>
  *   <li><b>screen</b>: the default and every other value of every dimension, one dimension at a time (coordinate
- *       screening: 13 servers for all six dimensions instead of a 576-server grid), each on a short window;
+ *       screening: 14 servers for all six dimensions instead of an 864-server grid), each on a short window;
  *   <li><b>combine</b>: the best three of those, plus one candidate combining every value that beat the default in
  *       its own dimension, on twice the window; the better half goes on (successive halving);
  *   <li><b>final</b>: the two best and the default, each measured {@code repeats} more times on fresh servers, so

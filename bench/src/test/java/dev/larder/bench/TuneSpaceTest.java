@@ -15,7 +15,7 @@ class TuneSpaceTest {
     @Test
     void screeningTriesEveryAlternativeOfEveryDimensionAloneTakingEachDimensionsFirstValueFirst() {
         List<Candidate> all = TuneSpace.screening(EnumSet.allOf(Dimension.class));
-        assertEquals(12, all.size(), all.toString());
+        assertEquals(13, all.size(), all.toString());
         for (Candidate c : all) {
             assertEquals(1, c.flags().size(), c.label());
         }
@@ -24,14 +24,15 @@ class TuneSpaceTest {
                 EnumSet.copyOf(all.subList(0, Dimension.values().length).stream()
                         .map(c -> c.flags().keySet().iterator().next()).toList()));
         assertTrue(all.contains(Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "0")));
+        assertTrue(all.contains(Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "16")));
         assertEquals("--inline-batch 0", Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "0").label());
         assertEquals("LARDER_INLINE_BATCH=0", Candidate.DEFAULT.with(Dimension.INLINE_BATCH, "0").env());
     }
 
     @Test
     void theGridCountsEveryValueIncludingTheDefaults() {
-        assertEquals(576, TuneSpace.gridSize(EnumSet.allOf(Dimension.class)));
-        assertEquals(2, TuneSpace.gridSize(EnumSet.of(Dimension.INLINE_BATCH)));
+        assertEquals(864, TuneSpace.gridSize(EnumSet.allOf(Dimension.class)));
+        assertEquals(3, TuneSpace.gridSize(EnumSet.of(Dimension.INLINE_BATCH)));
     }
 
     @Test
