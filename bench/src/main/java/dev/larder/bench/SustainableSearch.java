@@ -18,12 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * at 72k and 64k failed with p99s of 1.5 s and 7 s, where 57k had held at 4.4 ms; the sync mode, whose trials happened
  * to go up (48k, 72k, 84k held), reached 84k (docs/performance.md, session 8). A bisection whose answer depends on
  * the order of its trials is not a breakdown point.
- *
- * <p>For the same reason the trials' PUTs (the write phase, and the hold of a PUT search) overwrite the ids already
- * written instead of adding new ones: every trial meets the store the phases left. With new ids a PUT search at
- * 75-100k/s added 30-45 M keys, and the GET search that followed ran on ten times the data its capacity was measured
- * on; there each write phase's compaction rewrote gigabytes into new files, whose blocks the cache did not hold,
- * and GETs at half the capacity missed the cache 30-65k times a second for 25 s (docs/performance.md, session 31).
  */
 final class SustainableSearch {
 
@@ -37,12 +31,10 @@ final class SustainableSearch {
         double hi = capacity;
         List<SweepOutcome.Point> trials = new ArrayList<>();
         TailSession.Step write = new TailSession.Step("write", TailPhase.PUT, Math.round(tail.load() * putCapacity),
-                tail.phaseDuration(), true, true);
-        out.printf(Locale.ROOT, "  sustainable %s: every trial's PUTs overwrite the %d keys written so far%n", op,
-                cursor.get());
+                tail.phaseDuration(), true);
         for (int i = 0; i < tail.bisectSteps(); i++) {
             double rate = Math.round((lo + hi) / 2);
-            TailSession.Step hold = new TailSession.Step("hold " + op, op, rate, tail.hold(), true, true);
+            TailSession.Step hold = new TailSession.Step("hold " + op, op, rate, tail.hold(), true);
             beforeTrial.run();
             RunResult r = session.run(url, label, encoder, cursor, List.of(write, hold)).get(1);
             SweepOutcome.Point p = new SweepOutcome.Point(r, tail.slo().violations(r));

@@ -21,14 +21,9 @@ final class TailSession {
      * @param kind     what it sends
      * @param rate     total requests/s; 0 = closed loop
      * @param duration how long
-     * @param measured  whether it is a measured window
-     * @param overwrite PUTs rewrite ids already written (uniform over them) instead of adding new ones, so the step
-     *                  leaves the store as large as it found it
+     * @param measured whether it is a measured window
      */
-    record Step(String name, TailPhase kind, double rate, Duration duration, boolean measured, boolean overwrite) {
-        Step(String name, TailPhase kind, double rate, Duration duration, boolean measured) {
-            this(name, kind, rate, duration, measured, false);
-        }
+    record Step(String name, TailPhase kind, double rate, Duration duration, boolean measured) {
     }
 
     private final BenchOptions options;
@@ -71,7 +66,7 @@ final class TailSession {
         List<LoadGenerator.Phase> phases = new ArrayList<>();
         for (int i = 0; i < steps.size(); i++) {
             Step s = steps.get(i);
-            Workload w = s.overwrite() ? overwriting(s.kind(), cursor.get()) : workload(s.kind());
+            Workload w = workload(s.kind());
             long stepSeed = seed + 1000L * i;
             Zipfian z = zipfian;
             phases.add(new LoadGenerator.Phase(s.name(), s.rate(), s.duration(), s.measured(),
@@ -105,11 +100,5 @@ final class TailSession {
             case MIX -> tail.mix();
         };
         return new Workload(mix, base.keys(), reads, base.randomPutIds(), base.valueSize());
-    }
-
-    /** {@link #workload}, with its PUTs uniform over the {@code written} ids instead of new ones. */
-    private Workload overwriting(TailPhase kind, long written) {
-        Workload w = workload(kind);
-        return new Workload(w.mix(), Math.max(1, written), w.distribution(), true, w.valueSize());
     }
 }

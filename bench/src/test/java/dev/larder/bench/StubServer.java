@@ -56,8 +56,6 @@ final class StubServer implements AutoCloseable {
     private final int profileStatus;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong profiles = new AtomicLong();
-    private final AtomicLong puts = new AtomicLong();
-    private final AtomicLong highestPutId = new AtomicLong();
     // Event-loop confined (one loop).
     private long nextFree;
     private long stallUntil;
@@ -123,15 +121,6 @@ final class StubServer implements AutoCloseable {
         return profiles.get();
     }
 
-    long puts() {
-        return puts.get();
-    }
-
-    /** The largest id (the number the key ends with) any PUT wrote. */
-    long highestPutId() {
-        return highestPutId.get();
-    }
-
     @Override
     public void close() {
         server.close().syncUninterruptibly();
@@ -163,10 +152,6 @@ final class StubServer implements AutoCloseable {
                 stallUntil = now + stallNanos;
             }
             boolean put = request.method().name().equals("PUT");
-            if (put) {
-                puts.incrementAndGet();
-                highestPutId.accumulateAndGet(Long.parseLong(uri.replaceAll(".*?(\\d+)$", "$1")), Math::max);
-            }
             long service = put ? putServiceNanos : serviceNanos;
             long at;
             if (serial) {

@@ -38,28 +38,4 @@ class SustainableSearchTest {
             assertTrue(server.requests() > answeredAtEachWait.get(1), "and before the second");
         }
     }
-
-    @Test
-    void theTrialsOverwriteTheKeysAlreadyWrittenSoEveryTrialMeetsTheSameStore() {
-        try (StubServer server = StubServer.serial(100)) {
-            TailOptions tail = new TailOptions(Duration.ZERO, Duration.ofMillis(500), Duration.ofMillis(500), 0.5,
-                    TailPhase.parseList("put,get"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
-                    Duration.ofSeconds(1), null, true, Duration.ofMillis(500), 2);
-            BenchOptions options = BenchOptions.builder().target(Target.external("stub", server.url()))
-                    .connections(4).threads(1).timeout(Duration.ofSeconds(5)).commandLine("test").build();
-            AtomicLong written = new AtomicLong(5000);
-            ByteArrayOutputStream text = new ByteArrayOutputStream();
-            SustainableSearch.find(new TailSession(options, tail), tail, server.url(), "stub",
-                    new RequestEncoder(server.url(), List.of(), 64, 42), written, TailPhase.PUT, 2000, 2000,
-                    () -> { }, new PrintStream(text, true, StandardCharsets.UTF_8));
-
-            // Two trials of a write phase and a PUT hold: hundreds of PUTs, none of a new id.
-            assertTrue(server.puts() > 500, "puts: " + server.puts());
-            assertEquals(5000, written.get(), "no new id was taken");
-            assertTrue(server.highestPutId() <= 5000, "highest id written: " + server.highestPutId());
-            assertTrue(server.highestPutId() > 2500, "spread over the ids: " + server.highestPutId());
-            assertTrue(text.toString(StandardCharsets.UTF_8).contains("overwrite the 5000 keys written so far"),
-                    text.toString(StandardCharsets.UTF_8));
-        }
-    }
 }
