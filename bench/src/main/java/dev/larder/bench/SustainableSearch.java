@@ -32,6 +32,7 @@ final class SustainableSearch {
         List<SweepOutcome.Point> trials = new ArrayList<>();
         TailSession.Step write = new TailSession.Step("write", TailPhase.PUT, Math.round(tail.load() * putCapacity),
                 tail.phaseDuration(), true);
+        out.printf(Locale.ROOT, "  sustainable %s: searching on the %d keys written so far%n", op, cursor.get());
         for (int i = 0; i < tail.bisectSteps(); i++) {
             double rate = Math.round((lo + hi) / 2);
             TailSession.Step hold = new TailSession.Step("hold " + op, op, rate, tail.hold(), true);

@@ -80,7 +80,11 @@ public final class TailBench {
             Instant phasesStarted = measured.measuredFrom();
             List<TailResult.SustainableResult> sustainable = new ArrayList<>();
             if (tail.sustainable()) {
-                for (TailPhase op : List.of(TailPhase.PUT, TailPhase.GET)) {
+                // GET first: a PUT search's holds add 30-45 M keys, and a GET search after it ran on ten times the
+                // data its capacity was measured on, most of it never read and so not in the block cache: GETs at
+                // half the capacity missed the cache 30-65k times a second (docs/performance.md, session 31). A GET
+                // search's own write phases add what the phases' writes add.
+                for (TailPhase op : List.of(TailPhase.GET, TailPhase.PUT)) {
                     sustainable.add(SustainableSearch.find(session, tail, server.url(), server.label(), encoder,
                             putCursor, op, capacity(op, capacities), capacities[0], () -> awaitCompactions(server,
                                     "sustainable trial", out), out));

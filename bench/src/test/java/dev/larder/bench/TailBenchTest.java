@@ -69,6 +69,9 @@ class TailBenchTest {
                 assertTrue(p.nginx() != null && p.nginx().targetRate() == p.rate(), "nginx at the same rate");
             }
             assertEquals(2, r.sustainable().size());
+            // GET before PUT: a PUT search's holds would multiply the data the GET search reads.
+            assertEquals(List.of(TailPhase.GET, TailPhase.PUT),
+                    r.sustainable().stream().map(TailResult.SustainableResult::op).toList());
             for (TailResult.SustainableResult s : r.sustainable()) {
                 assertEquals(1, s.trials().size(), "one bisection step");
                 assertEquals(Math.round(s.capacity() / 2), s.trials().get(0).result().targetRate(), 0.5);
