@@ -82,8 +82,8 @@ public final class TailBench {
             if (tail.sustainable()) {
                 // GET first: a PUT search's holds add 30-45 M keys, and a GET search after it ran on ten times the
                 // data its capacity was measured on, most of it never read and so not in the block cache: GETs at
-                // half the capacity missed the cache 30-65k times a second (docs/performance.md, session 31). A GET
-                // search's own write phases add what the phases' writes add.
+                // half the capacity missed the cache 38-66k times a second (docs/performance.md, session 31). A GET
+                // search's own write phases add 3 M keys each at 100k/s, as the phases' writes do.
                 for (TailPhase op : List.of(TailPhase.GET, TailPhase.PUT)) {
                     sustainable.add(SustainableSearch.find(session, tail, server.url(), server.label(), encoder,
                             putCursor, op, capacity(op, capacities), capacities[0], () -> awaitCompactions(server,
