@@ -88,7 +88,9 @@ final class JitWarmup {
     private static void warm(ServerOptions loopback, StoreOptions storeOptions, Path dir, boolean metrics,
                              long requests, Duration clockResolution) throws IOException {
         StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
-                storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground());
+                storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground(),
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, true, StoreOptions.DEFAULT_MEMTABLES,
+                storeOptions.blockCacheType());
         // Windows rotate every 20 s of wall time (a third of the registry's step): at this speed, every 0.3 s of
         // the warm-up, so the rotation is compiled as a branch taken.
         CoarseClock clock = metrics ? CoarseClock.fastForward(clockResolution, WALL_CLOCK_SPEED) : null;

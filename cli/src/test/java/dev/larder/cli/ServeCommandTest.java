@@ -13,6 +13,7 @@ import dev.larder.server.security.TestPki;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import dev.larder.storage.BlockCacheType;
 import dev.larder.storage.StoreOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +47,7 @@ class ServeCommandTest {
         assertEquals(0, help.status());
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
-                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--row-cache", "--write-buffer", "--memtables", "--sync",
+                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache", "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
                 "--background-priority", "--foreground-slice", "--io-coalesce", "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
@@ -131,6 +132,16 @@ class ServeCommandTest {
     }
 
     @Test
+    void blockCacheTypeReachesTheStore() {
+        ServeCommand defaults = (ServeCommand) Larder.commandLine().parseArgs("serve").subcommand().commandSpec()
+                .userObject();
+        assertEquals(BlockCacheType.HYPER_CLOCK, defaults.storeOptions().blockCacheType());
+        ServeCommand lru = (ServeCommand) Larder.commandLine().parseArgs("serve", "--block-cache-type", "lru")
+                .subcommand().commandSpec().userObject();
+        assertEquals(BlockCacheType.LRU, lru.storeOptions().blockCacheType());
+    }
+
+    @Test
     void badValuesExitTwoNamingTheFlag() {
         Run notANumber = execute("serve", "--workers", "lots");
         assertEquals(2, notANumber.status());
@@ -153,6 +164,10 @@ class ServeCommandTest {
         Run negativeWarmup = execute("serve", "--warmup-requests", "-1");
         assertEquals(2, negativeWarmup.status());
         assertTrue(negativeWarmup.err().contains("--warmup-requests: -1 (expected: >= 0)"), negativeWarmup.err());
+        Run badCache = execute("serve", "--block-cache-type", "clock");
+        assertEquals(2, badCache.status());
+        assertTrue(badCache.err().contains("--block-cache-type") && badCache.err().contains("hyper-clock, lru"),
+                badCache.err());
         Run badPriority = execute("serve", "--background-priority", "idle");
         assertEquals(2, badPriority.status());
         assertTrue(badPriority.err().contains("--background-priority"), badPriority.err());

@@ -10,10 +10,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.StampedLock;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.Cache;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DataBlockIndexType;
 import org.rocksdb.Env;
 import org.rocksdb.FlushOptions;
+import org.rocksdb.HyperClockCache;
 import org.rocksdb.LRUCache;
 import org.rocksdb.MutableColumnFamilyOptions;
 import org.rocksdb.Options;
@@ -56,7 +58,7 @@ public final class RocksDbStore implements Store, StoreStats {
     private final StampedLock lifecycle = new StampedLock();
     private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
     private final Statistics statistics;
-    private final LRUCache blockCache;
+    private final Cache blockCache;
     private final LRUCache rowCache;
     private final BloomFilter bloomFilter;
     private final NewTableWarmer warmer;
@@ -72,13 +74,23 @@ public final class RocksDbStore implements Store, StoreStats {
     /** Set before {@link #close()} waits for the write stamp, so a cache warm-up in progress stops early. */
     private volatile boolean closing;
 
+    private static Cache newBlockCache(BlockCacheType type, long bytes) {
+        return switch (type) {
+            // An estimated entry charge of 0 lets RocksDB size the table as entries arrive (its "auto" variant),
+            // and -1 shard bits lets it pick the shards from the capacity. Its keys are the block cache's fixed
+            // 16-byte ones, which is why the row cache (keys of any length) stays an LRU cache.
+            case HYPER_CLOCK -> new HyperClockCache(bytes, 0, -1, false);
+            case LRU -> new LRUCache(bytes);
+        };
+    }
+
     private RocksDbStore(StoreOptions storeOptions) throws RocksDBException {
         statistics = storeOptions.statistics() ? new Statistics() : null;
         if (statistics != null) {
             // Per-call timers cost more than the metrics are worth; tickers and histograms stay.
             statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
         }
-        blockCache = new LRUCache(storeOptions.blockCacheBytes());
+        blockCache = newBlockCache(storeOptions.blockCacheType(), storeOptions.blockCacheBytes());
         rowCache = storeOptions.rowCacheBytes() > 0 ? new LRUCache(storeOptions.rowCacheBytes()) : null;
         bloomFilter = new BloomFilter(10, false);
         BlockBasedTableConfig table = new BlockBasedTableConfig()

@@ -26,10 +26,11 @@ import java.util.Objects;
  * @param memtables         how many memtables of {@code writeBufferBytes} may exist at once: one taking writes, the
  *                          others full and waiting for their flush; when all are full RocksDB stops every write until
  *                          a flush is done. Memtable memory is at most {@code memtables * writeBufferBytes}
+ * @param blockCacheType    which cache implementation holds the data blocks
  */
 public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                            boolean statistics, boolean yieldingBackground, long writeBufferBytes,
-                           boolean warmNewTables, int memtables) {
+                           boolean warmNewTables, int memtables, BlockCacheType blockCacheType) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
     /**
@@ -49,8 +50,11 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
     /** Below this RocksDB spends its time flushing tiny files; 64 KiB is what its own tests go down to. */
     public static final long MIN_WRITE_BUFFER_BYTES = 64L << 10;
 
+    public static final BlockCacheType DEFAULT_BLOCK_CACHE_TYPE = BlockCacheType.HYPER_CLOCK;
+
     public StoreOptions {
         Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(blockCacheType, "blockCacheType");
         if (blockCacheBytes < 0) {
             throw new IllegalArgumentException("blockCacheBytes: " + blockCacheBytes + " (expected: >= 0)");
         }
@@ -64,6 +68,14 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
         if (memtables < MIN_MEMTABLES) {
             throw new IllegalArgumentException("memtables: " + memtables + " (expected: >= " + MIN_MEMTABLES + ")");
         }
+    }
+
+    /** With the default block cache type ({@link #DEFAULT_BLOCK_CACHE_TYPE}). */
+    public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
+                        boolean statistics, boolean yieldingBackground, long writeBufferBytes,
+                        boolean warmNewTables, int memtables) {
+        this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground, writeBufferBytes,
+                warmNewTables, memtables, DEFAULT_BLOCK_CACHE_TYPE);
     }
 
     /** With {@value #DEFAULT_MEMTABLES} memtables. */
@@ -90,7 +102,8 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
 
     /**
      * Defaults for {@code dataDir}: 128 MiB block cache, no row cache, WAL without fsync, statistics on,
-     * background work yielding to the foreground, four memtables of 32 MiB, new table files warmed into the block cache.
+     * background work yielding to the foreground, four memtables of 32 MiB, new table files warmed into the block cache,
+     * the block cache a {@link BlockCacheType#HYPER_CLOCK} one.
      */
     public static StoreOptions defaults(Path dataDir) {
         return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_ROW_CACHE_BYTES, false, true, true);

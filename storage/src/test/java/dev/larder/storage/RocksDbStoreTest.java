@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -266,6 +268,37 @@ class RocksDbStoreTest {
         reopen(withRowCache);
         assertNull(store.get(b("k")));
         assertArrayEquals(b("o"), store.get(b("other")));
+    }
+
+    @Test
+    void eachBlockCacheTypeIsTheOneRocksDbUsesAndAnswersRepeatedLookups() throws Exception {
+        for (BlockCacheType type : BlockCacheType.values()) {
+            Path db = dir.resolve("cache-" + type.flag());
+            reopen(new StoreOptions(db, 8 << 20, 0, false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES,
+                    false, StoreOptions.DEFAULT_MEMTABLES, type));
+            for (int i = 0; i < 2000; i++) {
+                store.put(b("key" + i), b("value" + i));
+            }
+            store.flushMemtables();
+            for (int i = 0; i < 2000; i++) {
+                assertArrayEquals(b("value" + i), store.get(b("key" + i)));
+            }
+            long hits = store.ticker("BLOCK_CACHE_DATA_HIT").orElseThrow();
+            for (int i = 0; i < 2000; i++) {
+                assertArrayEquals(b("value" + i), store.get(b("key" + i)));
+            }
+            assertTrue(store.ticker("BLOCK_CACHE_DATA_HIT").orElseThrow() >= hits + 2000,
+                    type + ": repeated lookups were not answered from the block cache");
+            // RocksDB writes the table options it was given, the cache's implementation among them, to its LOG.
+            // (with an estimated entry charge of 0 the clock cache names itself AutoHyperClockCache)
+            String expected = type == BlockCacheType.HYPER_CLOCK ? "HyperClockCache" : "LRUCache";
+            Matcher name = Pattern.compile("block_cache_name: (\\w+)").matcher(Files.readString(db.resolve("LOG")));
+            assertTrue(name.find(), type + ": LOG names no block cache");
+            assertTrue(name.group(1).endsWith(expected), type + ": LOG names " + name.group(1));
+        }
+        assertEquals(BlockCacheType.HYPER_CLOCK, StoreOptions.defaults(dir).blockCacheType());
+        assertEquals(BlockCacheType.LRU, BlockCacheType.fromFlag("LRU"));
+        assertThrows(IllegalArgumentException.class, () -> BlockCacheType.fromFlag("clock"));
     }
 
     @Test
