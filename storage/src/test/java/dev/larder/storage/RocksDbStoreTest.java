@@ -283,6 +283,7 @@ class RocksDbStoreTest {
             for (int i = 0; i < 2000; i++) {
                 assertArrayEquals(b("value" + i), store.get(b("key" + i)));
             }
+            // That the cache answers holds for any cache RocksDB is given; which one it was given, only its LOG says.
             long hits = store.ticker("BLOCK_CACHE_DATA_HIT").orElseThrow();
             for (int i = 0; i < 2000; i++) {
                 assertArrayEquals(b("value" + i), store.get(b("key" + i)));
