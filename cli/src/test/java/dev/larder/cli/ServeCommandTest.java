@@ -47,7 +47,8 @@ class ServeCommandTest {
         assertEquals(0, help.status());
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
-                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=", "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
+                "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=",
+                "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
                 "--background-priority", "--foreground-slice", "--io-coalesce", "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);

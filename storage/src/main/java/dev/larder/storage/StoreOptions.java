@@ -102,8 +102,8 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
 
     /**
      * Defaults for {@code dataDir}: 128 MiB block cache, no row cache, WAL without fsync, statistics on,
-     * background work yielding to the foreground, four memtables of 32 MiB, new table files warmed into the block cache,
-     * the block cache a {@link BlockCacheType#HYPER_CLOCK} one.
+     * background work yielding to the foreground, four memtables of 32 MiB, new table files warmed into the block
+     * cache, the block cache a {@link BlockCacheType#HYPER_CLOCK} one.
      */
     public static StoreOptions defaults(Path dataDir) {
         return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_ROW_CACHE_BYTES, false, true, true);
