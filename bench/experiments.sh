@@ -39,7 +39,7 @@ SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
 
 say() { echo "$*" | tee -a "$SUMMARY"; }
-bench() { taskset -c "$CLIENT_CPU" java -jar "$JAR" bench "$@"; }
+bench() { client_java -jar "$JAR" bench "$@"; }
 reqs() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 best() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }

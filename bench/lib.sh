@@ -27,6 +27,17 @@ larder_start() {
   exit 1
 }
 
+# client_java ARGS...: `java ARGS` pinned to CLIENT_CPU, for `larder bench`. The generator's JVM gets the server's JIT
+# flags too: without them, at the first switch from the closed-loop capacities to a fixed rate (and at a PUT -> GET
+# switch) C2 threw away the generator's own send and read paths, which ran interpreted for about 100 ms while C2 compiled
+# them again, and the run counted that lateness as the server's (docs/performance.md, "Session 33").
+# CLIENT_JAVA_OPTS (split on spaces) replaces them, like SERVER_JAVA_OPTS for the server.
+client_java() {
+  local jvm=()
+  read -r -a jvm <<<"${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS}"
+  taskset -c "$CLIENT_CPU" java "${jvm[@]}" "$@"
+}
+
 # larder_stop PID: SIGTERM, then wait for the orderly shutdown (store synced and closed).
 larder_stop() {
   kill -TERM "$1" 2>/dev/null || true
@@ -84,7 +95,7 @@ fixed_rate_probe_start() {
   mkdir -p "$(dirname "$out")"
   data=$(mktemp -d /tmp/larder-probe.XXXXXX)
   larder_start pid "$jar" "$port" "$out.server.log" --data-dir "$data" --admin-port 0 "$@"
-  taskset -c "$CLIENT_CPU" java -jar "$jar" bench -R "$rate" -d 24s -w "$wl" --prefill --keys 100000 \
+  client_java -jar "$jar" bench -R "$rate" -d 24s -w "$wl" --prefill --keys 100000 \
     --json "$out.json" "http://127.0.0.1:$port" > "$out.bench" 2>&1 &
   bench=$!
   sleep 14

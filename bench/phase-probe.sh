@@ -40,7 +40,7 @@ cleanup() {
 trap cleanup EXIT
 larder_start pid "$JAR" "$PORT" "$OUT/server.log" --data-dir "$data" --admin-port "$ADMIN_PORT" "$@"
 taskset -c "$CLIENT_CPU" python3 bench/probe/sample.py "$pid" "$OUT/samples.txt" "$ADMIN_PORT" &
-taskset -c "$CLIENT_CPU" java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration 5s --rates "$RATES" \
+client_java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration 5s --rates "$RATES" \
   --phases "$PHASES" --phase-duration "$PHASE" --admin-url "http://127.0.0.1:$ADMIN_PORT" --json "$OUT/tail.json" \
   "http://127.0.0.1:$PORT" > "$OUT/bench.txt" 2>&1
 larder_stop "$pid"

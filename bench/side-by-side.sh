@@ -14,7 +14,7 @@ source bench/lib.sh
 mkdir -p "$OUT"
 nginx_ceiling_start ../shared/bench/nginx-ceiling.conf
 trap nginx_ceiling_stop EXIT
-B="taskset -c $CLIENT_CPU java -jar $JAR bench -t1 -c64"
+B="client_java -jar $JAR bench -t1 -c64"
 phase() { # name url args...
   local name=$1 url=$2; shift 2
   local t0 t1

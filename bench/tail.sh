@@ -79,13 +79,13 @@ for round in $(seq "$ROUNDS"); do
   data=$(mktemp -d /tmp/larder-tail.XXXXXX)
   larder_start pid "$SERVER_JAR" "$PORT" "$data.log" --data-dir "$data" --admin-port "$ADMIN_PORT" \
     ${serve_args[@]+"${serve_args[@]}"}
-  cmd=(taskset -c "$CLIENT_CPU" java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration "$CAPACITY"
+  cmd=(client_java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration "$CAPACITY"
     "${mode[@]}" --nginx http://127.0.0.1:18090 --admin-url "http://127.0.0.1:$ADMIN_PORT"
     --server-log "$data.log" --json "$OUT/round$round.json" --report "$OUT/round$round"
     ${bench_args[@]+"${bench_args[@]}"} "http://127.0.0.1:$PORT")
   echo "# round $round/$ROUNDS: server: taskset -c $SERVER_CPU java -jar $SERVER_JAR serve --port $PORT --data-dir $data" \
     "--admin-port $ADMIN_PORT ${serve_args[*]+${serve_args[*]}}"
-  echo "# round $round/$ROUNDS: ${cmd[*]}"
+  echo "# round $round/$ROUNDS: client: taskset -c $CLIENT_CPU java ${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS} ${cmd[*]:1}"
   "${cmd[@]}" | tee "$OUT/round$round.txt"
   larder_stop "$pid"
   pid=

@@ -2,6 +2,7 @@ package dev.larder.bench;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -175,6 +176,7 @@ final class LoadGenerator {
                     .remoteAddress(address)
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, readBuffers())
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
                             (int) Math.min(Integer.MAX_VALUE, Math.max(1000, plan.timeout().toMillis())));
             List<Integer> mine = indexes.get(i);
@@ -340,5 +342,17 @@ final class LoadGenerator {
         } catch (TimeoutException e) {
             throw new BenchException("generator thread did not finish in time", e);
         }
+    }
+
+    /**
+     * The floor the server's reads have (LarderServer), for the same reason. Netty's default read buffer shrinks to
+     * 64 bytes during a phase of small answers (a PUT's 201), so the first GET answers of the next phase arrived split
+     * over two reads. That took the parser's partial-line path, which C2 had compiled as a trap (its class not even
+     * loaded): at the switch the generator's whole read path was thrown away and ran interpreted while C2 compiled it
+     * again, and the generator's own lateness was measured as the server's latency in the first second of every first
+     * GET phase (docs/performance.md, "Session 33"). A 2 KiB floor reads any answer of the benchmarks' shape whole.
+     */
+    static AdaptiveRecvByteBufAllocator readBuffers() {
+        return new AdaptiveRecvByteBufAllocator(2048, 2048, 64 * 1024);
     }
 }
