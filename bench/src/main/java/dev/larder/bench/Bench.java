@@ -286,9 +286,9 @@ public final class Bench {
     }
 
     static String machine() {
-        return String.format(Locale.ROOT, "%d cores, %s %s %s, Java %s (%s)",
+        return String.format(Locale.ROOT, "%d cores, %s %s %s, Java %s (%s), JIT uncommon traps %s",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
                 System.getProperty("os.version"), System.getProperty("os.arch"), System.getProperty("java.version"),
-                System.getProperty("java.vm.name"));
+                System.getProperty("java.vm.name"), UncommonTraps.ofThisJvm());
     }
 }

@@ -1,5 +1,6 @@
 package dev.larder.cli;
 
+import java.util.OptionalInt;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -15,6 +16,12 @@ public final class Larder implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        if (GeneratorJvm.shouldRelaunch(args, System.getenv(), ServerJvm.uncommonTraps())) {
+            OptionalInt status = GeneratorJvm.relaunch(args);
+            if (status.isPresent()) {
+                System.exit(status.getAsInt());
+            }
+        }
         System.exit(commandLine().execute(args));
     }
 

@@ -1,7 +1,6 @@
 package dev.larder.cli;
 
-import com.sun.management.HotSpotDiagnosticMXBean;
-import java.lang.management.ManagementFactory;
+import dev.larder.bench.UncommonTraps;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +33,6 @@ public final class ServerJvm {
 
     /** {@code off} when this JVM runs with {@link #JIT_FLAGS}, else {@code jvm-default}: for the start-up line. */
     static String uncommonTraps() {
-        try {
-            HotSpotDiagnosticMXBean hotSpot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
-            boolean off = "0".equals(hotSpot.getVMOption("PerMethodTrapLimit").getValue())
-                    && "0".equals(hotSpot.getVMOption("PerBytecodeTrapLimit").getValue());
-            return off ? "off" : "jvm-default";
-        } catch (RuntimeException e) {
-            return "unknown";
-        }
+        return UncommonTraps.ofThisJvm();
     }
 }

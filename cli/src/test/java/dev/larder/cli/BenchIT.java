@@ -30,7 +30,16 @@ class BenchIT {
             String summary = Files.readString(json);
             assertTrue(summary.contains("\"200\": "), summary);
             assertFalse(summary.contains("\"404\": "), summary);
+            // Started as `java -Xmx256m -jar larder.jar bench`, without the JIT flags: it ran itself again with them.
+            assertTrue(summary.contains("JIT uncommon traps off"), summary);
         }
+    }
+
+    @Test
+    void theRelaunchedGeneratorsExitStatusIsTheCommands() throws Exception {
+        LarderProcess bench = LarderProcess.run("bench", "--no-such-flag", "http://127.0.0.1:1/");
+        assertEquals(2, bench.awaitExit(Duration.ofSeconds(60)), bench.output());
+        assertTrue(bench.output().contains("--no-such-flag"), bench.output());
     }
 
     @Test
