@@ -14,13 +14,12 @@
 # nothing else should be running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 QUICK=0
 if [[ "${1:-}" == "--quick" ]]; then QUICK=1; shift; fi
 OUT=${1:-bench-results/experiments-$(date +%Y%m%d-%H%M%S)}
 JAR=${JAR:-cli/target/larder.jar}
-SERVER_CPU=${SERVER_CPU:-1}
-CLIENT_CPU=${CLIENT_CPU:-0}
 NGINX_PORT=${NGINX_PORT:-18090}
 NGINX_CONF_SRC=${NGINX_CONF_SRC:-../shared/bench/nginx-ceiling.conf}
 SLO=${SLO:-p99=10ms}

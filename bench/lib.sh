@@ -29,13 +29,14 @@ larder_start() {
 
 # client_java ARGS...: `java ARGS` pinned to CLIENT_CPU, for `larder bench`. The generator's JVM gets the server's JIT
 # flags too: without them, at the first switch from the closed-loop capacities to a fixed rate (and at a PUT -> GET
-# switch) C2 threw away the generator's own send and read paths, which ran interpreted for about 100 ms while C2 compiled
-# them again, and the run counted that lateness as the server's (docs/performance.md, "Session 33").
-# CLIENT_JAVA_OPTS (split on spaces) replaces them, like SERVER_JAVA_OPTS for the server.
+# switch) C2 threw away the generator's own send and read paths, which ran interpreted and then as C1 code for about
+# 170 ms, and the run counted that lateness as the server's (docs/performance.md, "Session 33").
+# CLIENT_JAVA_OPTS (split on spaces) replaces them, like SERVER_JAVA_OPTS for the server; LARDER_GENERATOR_RELAUNCHED
+# keeps a build that would run itself again with the flags in this JVM, so the options given are the ones it runs with.
 client_java() {
   local jvm=()
   read -r -a jvm <<<"${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS}"
-  taskset -c "$CLIENT_CPU" java "${jvm[@]}" "$@"
+  LARDER_GENERATOR_RELAUNCHED=1 taskset -c "$CLIENT_CPU" java "${jvm[@]}" "$@"
 }
 
 # larder_stop PID: SIGTERM, then wait for the orderly shutdown (store synced and closed).

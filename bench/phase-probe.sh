@@ -29,7 +29,8 @@ OUT=${OUT:-bench-results/probe-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 echo "# $(date -u +%FT%TZ) bench/phase-probe.sh $* RATES=$RATES PHASES=$PHASES PHASE=$PHASE OUT=$OUT" \
-  "build $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  "build $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
+  "server JVM: ${SERVER_JAVA_OPTS-$LARDER_JVM_OPTS}, client JVM: ${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS}"
 data=$(mktemp -d /tmp/larder-probe.XXXXXX)
 pid=
 cleanup() {

@@ -11,6 +11,7 @@
 # Needs a built cli/target/larder.jar (./mvnw -q -DskipTests package). Nothing else should run on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 JAR=${JAR:-cli/target/larder.jar}
 RUNS=${RUNS:-3}
 RATE=${RATE:-2000}
@@ -22,7 +23,7 @@ echo "data directories under $TMP on: $(df -T "$TMP" | awk 'NR==2 {print $1, $2}
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 bench() {
-  taskset -c 0 java -jar "$JAR" bench -c 64 --warmup "$WARMUP" -d "$DURATION" -w put --put-ids random \
+  client_java -jar "$JAR" bench -c 64 --warmup "$WARMUP" -d "$DURATION" -w put --put-ids random \
       --keys 100000 --value-size 64-4k --server-cpus 1 --compare "default=" --compare "sync=--sync" "$@"
 }
 for run in $(seq "$RUNS"); do

@@ -172,13 +172,7 @@ final class LoadGenerator {
         List<ChannelFuture> connects = new ArrayList<>();
         for (int i = 0; i < threads.size(); i++) {
             GeneratorThread thread = threads.get(i);
-            Bootstrap bootstrap = new Bootstrap().group(thread.loop()).channel(channelClass)
-                    .remoteAddress(address)
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, readBuffers())
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                            (int) Math.min(Integer.MAX_VALUE, Math.max(1000, plan.timeout().toMillis())));
+            Bootstrap bootstrap = connections(thread.loop(), channelClass, address, plan.timeout());
             List<Integer> mine = indexes.get(i);
             connects.addAll(await(thread.loop().submit(() -> {
                 List<ChannelFuture> fs = new ArrayList<>();
@@ -344,13 +338,26 @@ final class LoadGenerator {
         }
     }
 
+    /** How each connection of a generator thread is made: no Nagle, pooled buffers, reads of at least 2 KiB. */
+    static Bootstrap connections(EventLoop loop, Class<? extends SocketChannel> channelClass,
+                                 InetSocketAddress address, Duration timeout) {
+        return new Bootstrap().group(loop).channel(channelClass)
+                .remoteAddress(address)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, readBuffers())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                        (int) Math.min(Integer.MAX_VALUE, Math.max(1000, timeout.toMillis())));
+    }
+
     /**
      * The floor the server's reads have (LarderServer), for the same reason. Netty's default read buffer shrinks to
      * 64 bytes during a phase of small answers (a PUT's 201), so the first GET answers of the next phase arrived split
      * over two reads. That took the parser's partial-line path, which C2 had compiled as a trap (its class not even
      * loaded): at the switch the generator's whole read path was thrown away and ran interpreted while C2 compiled it
      * again, and the generator's own lateness was measured as the server's latency in the first second of every first
-     * GET phase (docs/performance.md, "Session 33"). A 2 KiB floor reads any answer of the benchmarks' shape whole.
+     * GET phase (docs/performance.md, "Session 33"). A 2 KiB floor reads the answer of a GET of up to about 1.9 KiB
+     * whole; larger values still grow it to 64 KiB.
      */
     static AdaptiveRecvByteBufAllocator readBuffers() {
         return new AdaptiveRecvByteBufAllocator(2048, 2048, 64 * 1024);

@@ -1,11 +1,18 @@
 package dev.larder.bench;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,7 +28,13 @@ class ReadBuffersTest {
 
     @Test
     void aPhaseOfSmallAnswersLeavesTheGeneratorsReadBufferRoomForAGetAnswer() {
-        int guess = guessAfterSmallReads(LoadGenerator.readBuffers().newHandle());
+        // The allocator of the bootstrap every generator connection is made from, not a copy of its settings.
+        Bootstrap connections = LoadGenerator.connections(new DefaultEventLoop(), NioSocketChannel.class,
+                new InetSocketAddress("127.0.0.1", 1), Duration.ofSeconds(1));
+        RecvByteBufAllocator allocator = (RecvByteBufAllocator) connections.config().options()
+                .get(ChannelOption.RCVBUF_ALLOCATOR);
+        assertNotNull(allocator, "the generator's connections use Netty's default read buffers");
+        int guess = guessAfterSmallReads(allocator.newHandle());
         assertTrue(guess >= 2048, "read buffer after a PUT phase: " + guess + " bytes");
     }
 

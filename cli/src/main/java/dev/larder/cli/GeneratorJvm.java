@@ -2,62 +2,67 @@ package dev.larder.cli;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * The JVM {@code bench} and {@code tune} generate load from gets the server's JIT flags too
- * ({@link ServerJvm#JIT_FLAGS}). Started without them, as {@code java -jar larder.jar bench ...} in every command of
- * the docs, the command runs itself again in a child JVM that has them: this JVM's other options, the same standard
- * streams, its exit status.
+ * Runs {@code bench} and {@code tune} in a JVM with the server's JIT flags ({@link ServerJvm#JIT_FLAGS}). Started
+ * without them, as {@code java -jar larder.jar bench ...} in every command of the docs, the command runs itself again
+ * in a child JVM that has them: this JVM's other options, the same standard streams, its exit status.
  *
  * <p>Why: with uncommon traps on, C2 compiled the generator's paths for what it had seen so far. At the switch from the
  * closed-loop capacities to the first fixed-rate phase it threw away the generator's send path, and at the first PUT to
- * GET switch its read path; each ran interpreted for about 100 ms while C2 compiled it again, and the run counted the
- * generator's lateness as the server's latency in the first second of those phases (docs/performance.md, "Session
- * 33"). The flags cannot be set from inside a running JVM, hence the child.
+ * GET switch its read path; each ran interpreted, then as C1 code, for about 170 ms until C2 had compiled it again,
+ * and the run counted the generator's lateness as the server's latency in the first second of those phases
+ * (docs/performance.md, "Session 33"). The flags cannot be set in a running JVM, hence the child.
  */
 final class GeneratorJvm {
 
-    /** In the child's environment, and the way to run in the JVM one started: set, the command never relaunches. */
+    /**
+     * In the child's environment (this JVM's pid: the child ends when this JVM does), and the way to run in the JVM one
+     * started (any other value): set, the command never relaunches.
+     */
     static final String RELAUNCHED = "LARDER_GENERATOR_RELAUNCHED";
 
     private static final Set<String> GENERATORS = Set.of("bench", "tune");
-    /** How long a child, sent SIGTERM when this JVM is stopped, may take to stop the servers it started. */
-    private static final long STOP_SECONDS = 30;
+    /** Variables the child's JVM reads again: their options are not passed to it a second time. */
+    private static final List<String> OPTION_VARIABLES = List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS",
+            "_JAVA_OPTIONS");
 
     private GeneratorJvm() {
     }
 
-    /** Whether {@code args} name a generator that must run again: this JVM traps ({@code uncommonTraps}), no opt-out. */
-    static boolean shouldRelaunch(String[] args, Map<String, String> environment, String uncommonTraps) {
-        return args.length > 0 && GENERATORS.contains(args[0]) && !"off".equals(uncommonTraps)
-                && !environment.containsKey(RELAUNCHED);
+    /** Whether {@code args} name a generator that must run again: this JVM traps, and nobody opted out. */
+    static boolean shouldRelaunch(String[] args, Map<String, String> environment, Supplier<String> uncommonTraps) {
+        return args.length > 0 && GENERATORS.contains(args[0]) && !environment.containsKey(RELAUNCHED)
+                && !"off".equals(uncommonTraps.get());
     }
 
     /**
-     * {@code java <jvmOptions without trap limits> <JIT flags> -cp <this class path> dev.larder.cli.Larder <args>}.
-     * Options from {@code JDK_JAVA_OPTIONS} are left out of {@code jvmOptions} by the caller: the child reads that
-     * variable again.
+     * The options of this JVM ({@code inputArguments}) to hand the child: without the trap limits (the child gets its
+     * own) and without the options that came from {@code environment}'s option variables (the child reads those again).
      */
-    static List<String> command(String[] args, List<String> jvmOptions) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String option : jvmOptions) {
+    static List<String> childOptions(List<String> inputArguments, Map<String, String> environment) {
+        List<String> options = new ArrayList<>();
+        for (String option : inputArguments) {
             if (!option.startsWith("-XX:PerMethodTrapLimit=") && !option.startsWith("-XX:PerBytecodeTrapLimit=")) {
-                command.add(option);
+                options.add(option);
             }
         }
-        command.addAll(ServerJvm.JIT_FLAGS);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Larder.class.getName()));
-        command.addAll(Arrays.asList(args));
-        return command;
+        for (String variable : OPTION_VARIABLES) {
+            String value = environment.get(variable);
+            if (value != null && !value.isBlank()) {
+                for (String token : value.trim().split("\\s+")) {
+                    options.remove(token);
+                }
+            }
+        }
+        return options;
     }
 
     /**
@@ -65,8 +70,11 @@ final class GeneratorJvm {
      * not be started (the caller then runs the command in this JVM, after a line on stderr saying so).
      */
     static OptionalInt relaunch(String[] args) {
-        ProcessBuilder builder = new ProcessBuilder(command(args, thisJvmsOptions())).inheritIO();
-        builder.environment().put(RELAUNCHED, "1");
+        List<String> command = ServerJvm.command(
+                childOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getenv()));
+        command.addAll(Arrays.asList(args));
+        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+        builder.environment().put(RELAUNCHED, Long.toString(ProcessHandle.current().pid()));
         Process child;
         try {
             child = builder.start();
@@ -75,8 +83,8 @@ final class GeneratorJvm {
                     + e.getMessage() + "); running in this one, where a workload switch can deoptimise the generator");
             return OptionalInt.empty();
         }
-        // SIGTERM to this JVM: pass it on, and give the child time to stop the servers it started.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(child), "larder-generator-stop"));
+        // A SIGTERM to this JVM goes on to the child, which stops as it would have stopped here.
+        Runtime.getRuntime().addShutdownHook(new Thread(child::destroy, "larder-generator-stop"));
         while (true) {
             try {
                 return OptionalInt.of(child.waitFor());
@@ -86,31 +94,22 @@ final class GeneratorJvm {
         }
     }
 
-    private static List<String> thisJvmsOptions() {
-        List<String> fromEnvironment = tokens(System.getenv("JDK_JAVA_OPTIONS"));
-        List<String> options = new ArrayList<>(ManagementFactory.getRuntimeMXBean().getInputArguments());
-        for (String option : fromEnvironment) {
-            options.remove(option);
-        }
-        return options;
-    }
-
-    private static List<String> tokens(String value) {
-        return value == null || value.isBlank() ? List.of() : Arrays.asList(value.trim().split("\\s+"));
-    }
-
-    private static void stop(Process child) {
-        if (!child.isAlive()) {
-            return;
-        }
-        child.destroy();
+    /**
+     * In a relaunched child: ends this JVM when the one that started it ends, so a parent killed with SIGKILL (which
+     * runs no shutdown hook) does not leave a generator sending load.
+     */
+    static void followParent(Map<String, String> environment) {
+        String parent = environment.get(RELAUNCHED);
+        long pid;
         try {
-            if (!child.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            child.destroyForcibly();
-            Thread.currentThread().interrupt();
+            pid = Long.parseLong(parent == null ? "" : parent);
+        } catch (NumberFormatException e) {
+            return; // set by hand to run in the JVM one started: nothing to follow
         }
+        ProcessHandle.current().parent().filter(p -> p.pid() == pid)
+                .ifPresent(p -> p.onExit().thenRun(() -> {
+                    System.err.println("larder: the JVM that started this generator ended; stopping");
+                    System.exit(143);
+                }));
     }
 }

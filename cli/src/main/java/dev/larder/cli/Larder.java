@@ -16,12 +16,13 @@ public final class Larder implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        if (GeneratorJvm.shouldRelaunch(args, System.getenv(), ServerJvm.uncommonTraps())) {
+        if (GeneratorJvm.shouldRelaunch(args, System.getenv(), ServerJvm::uncommonTraps)) {
             OptionalInt status = GeneratorJvm.relaunch(args);
             if (status.isPresent()) {
                 System.exit(status.getAsInt());
             }
         }
+        GeneratorJvm.followParent(System.getenv());
         System.exit(commandLine().execute(args));
     }
 

@@ -22,10 +22,16 @@ public final class ServerJvm {
     private ServerJvm() {
     }
 
-    /** {@code java <JIT flags> -cp <this class path> dev.larder.cli.Larder}: works from the fat jar and from classes. */
+    /** {@code java <JIT flags> -cp <this class path> dev.larder.cli.Larder}: from the fat jar and from classes. */
     static List<String> command() {
+        return command(List.of());
+    }
+
+    /** {@code java <options> <JIT flags> -cp <this class path> dev.larder.cli.Larder}, a list the caller may extend. */
+    static List<String> command(List<String> options) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(options);
         command.addAll(JIT_FLAGS);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Larder.class.getName()));
         return command;

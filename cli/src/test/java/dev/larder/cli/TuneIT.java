@@ -80,6 +80,8 @@ class TuneIT {
 
         String html = Files.readString(report.resolve("index.html"));
         assertTrue(html.contains("Breakdown curves"), html);
+        // Started as `java -Xmx256m -jar larder.jar tune`, without the JIT flags: it ran itself again with them.
+        assertTrue(html.contains("JIT uncommon traps off"), html);
         assertTrue(html.contains("<polyline"), "curves drawn: " + html);
         assertTrue(html.contains("<th>held req/s</th>") && html.contains("<td class=\"l\">hold</td>"),
                 "the holds in the table: " + html);
