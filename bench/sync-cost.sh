@@ -2,8 +2,8 @@
 # What --sync costs on a real disk: PUT capacity (closed loop, 64 connections) and the latency at a fixed rate, for
 # the default mode and --sync in the same bench run. bench starts the two servers itself, one after the other, each
 # on a fresh data directory under java.io.tmpdir (put that on the disk you mean to measure, not on tmpfs), pinned to
-# core 1; the generator runs on core 0. Values are 64 B-4 KiB over 100 000 random ids. Three runs of each; prints
-# every run and the medians.
+# core SERVER_CPU (1); the generator runs on core CLIENT_CPU (0). Values are 64 B-4 KiB over 100 000 random ids.
+# Three runs of each; prints every run and the medians.
 #
 #   bench/sync-cost.sh                       # 2 000 PUT/s for the fixed rate
 #   RATE=5000 RUNS=5 bench/sync-cost.sh
@@ -24,7 +24,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 bench() {
   client_java -jar "$JAR" bench -c 64 --warmup "$WARMUP" -d "$DURATION" -w put --put-ids random \
-      --keys 100000 --value-size 64-4k --server-cpus 1 --compare "default=" --compare "sync=--sync" "$@"
+      --keys 100000 --value-size 64-4k --server-cpus "$SERVER_CPU" --compare "default=" --compare "sync=--sync" "$@"
 }
 for run in $(seq "$RUNS"); do
   bench -R 0 --json "$OUT/capacity-$run.json" >"$OUT/capacity-$run.txt" 2>&1

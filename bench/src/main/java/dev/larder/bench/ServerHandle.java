@@ -31,9 +31,12 @@ final class ServerHandle implements AutoCloseable {
     private final Process process;
     private final Path dataDir;
     private final Path log;
+    // A bench or tune stopped by a signal runs no finally block: without this the servers it started kept running,
+    // pinned to the server's core, under every later measurement. Null for a server this bench did not start.
+    private final Thread stopOnExit;
 
     private ServerHandle(Target target, URI url, URI adminUrl, List<String> settings, Process process, Path dataDir,
-                         Path log) {
+                         Path log, Thread stopOnExit) {
         this.target = target;
         this.url = url;
         this.adminUrl = adminUrl;
@@ -41,6 +44,7 @@ final class ServerHandle implements AutoCloseable {
         this.process = process;
         this.dataDir = dataDir;
         this.log = log;
+        this.stopOnExit = stopOnExit;
     }
 
     String label() {
@@ -82,7 +86,8 @@ final class ServerHandle implements AutoCloseable {
             if (target.serverLog() != null) {
                 startupLine(read(target.serverLog())).ifPresent(settings::add);
             }
-            return new ServerHandle(target, target.url(), admin, withMetrics(settings, admin), null, null, null);
+            return new ServerHandle(target, target.url(), admin, withMetrics(settings, admin), null, null, null,
+                    null);
         }
         return launch(target, options, dataRoot);
     }
@@ -120,6 +125,9 @@ final class ServerHandle implements AutoCloseable {
             throw new BenchException("cannot start '" + target.label() + "' (" + String.join(" ", command) + "): "
                     + e.getMessage(), e);
         }
+        // From here on a signal to this JVM stops the server too, even while it is still starting.
+        Thread stopOnExit = new Thread(() -> stop(process, dataDir, log), "larder-bench-server-stop");
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         String output = "";
         while (System.nanoTime() < deadline) {
@@ -141,13 +149,15 @@ final class ServerHandle implements AutoCloseable {
                 settings.add("launched: larder serve " + String.join(" ", target.serveArgs())
                         + (options.serverCpus() != null ? " (taskset -c " + options.serverCpus() + ")" : ""));
                 startupLine(output).ifPresent(settings::add);
-                return new ServerHandle(target, url, admin, withMetrics(settings, admin), process, dataDir, log);
+                return new ServerHandle(target, url, admin, withMetrics(settings, admin), process, dataDir, log,
+                        stopOnExit);
             }
             if (!process.isAlive()) {
                 break;
             }
             Sleep.millis(50);
         }
+        removeHook(stopOnExit);
         process.destroyForcibly();
         deleteTree(dataDir);
         throw new BenchException("server '" + target.label() + "' did not start (" + String.join(" ", command)
@@ -218,6 +228,20 @@ final class ServerHandle implements AutoCloseable {
         if (process == null) {
             return;
         }
+        removeHook(stopOnExit);
+        stop(process, dataDir, log);
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook stops the server too, and stopping twice is harmless
+        }
+    }
+
+    /** SIGTERM, up to 30 s for the orderly shutdown, then SIGKILL; its data directory and log deleted. */
+    private static void stop(Process process, Path dataDir, Path log) {
         process.destroy();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {

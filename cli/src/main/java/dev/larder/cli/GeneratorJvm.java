@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -23,14 +24,13 @@ import java.util.function.Supplier;
  */
 final class GeneratorJvm {
 
-    /**
-     * In the child's environment (this JVM's pid: the child ends when this JVM does), and the way to run in the JVM one
-     * started (any other value): set, the command never relaunches.
-     */
+    /** In the child's environment, and the way to run in the JVM one started: set, the command never relaunches. */
     static final String RELAUNCHED = "LARDER_GENERATOR_RELAUNCHED";
 
     private static final Set<String> GENERATORS = Set.of("bench", "tune");
     /** Variables the child's JVM reads again: their options are not passed to it a second time. */
+    /** How long a child sent SIGTERM may take to stop the servers it started (theirs take up to 30 s each). */
+    private static final long STOP_SECONDS = 45;
     private static final List<String> OPTION_VARIABLES = List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS",
             "_JAVA_OPTIONS");
 
@@ -74,7 +74,7 @@ final class GeneratorJvm {
                 childOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getenv()));
         command.addAll(Arrays.asList(args));
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-        builder.environment().put(RELAUNCHED, Long.toString(ProcessHandle.current().pid()));
+        builder.environment().put(RELAUNCHED, "1");
         Process child;
         try {
             child = builder.start();
@@ -83,8 +83,8 @@ final class GeneratorJvm {
                     + e.getMessage() + "); running in this one, where a workload switch can deoptimise the generator");
             return OptionalInt.empty();
         }
-        // A SIGTERM to this JVM goes on to the child, which stops as it would have stopped here.
-        Runtime.getRuntime().addShutdownHook(new Thread(child::destroy, "larder-generator-stop"));
+        // A SIGTERM to this JVM goes on to the child, which stops its servers and ends; this one waits for that.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(child), "larder-generator-stop"));
         while (true) {
             try {
                 return OptionalInt.of(child.waitFor());
@@ -94,22 +94,15 @@ final class GeneratorJvm {
         }
     }
 
-    /**
-     * In a relaunched child: ends this JVM when the one that started it ends, so a parent killed with SIGKILL (which
-     * runs no shutdown hook) does not leave a generator sending load.
-     */
-    static void followParent(Map<String, String> environment) {
-        String parent = environment.get(RELAUNCHED);
-        long pid;
+    private static void stop(Process child) {
+        child.destroy();
         try {
-            pid = Long.parseLong(parent == null ? "" : parent);
-        } catch (NumberFormatException e) {
-            return; // set by hand to run in the JVM one started: nothing to follow
+            if (!child.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
+                child.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            child.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
-        ProcessHandle.current().parent().filter(p -> p.pid() == pid)
-                .ifPresent(p -> p.onExit().thenRun(() -> {
-                    System.err.println("larder: the JVM that started this generator ended; stopping");
-                    System.exit(143);
-                }));
     }
 }

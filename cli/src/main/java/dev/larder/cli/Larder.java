@@ -22,7 +22,6 @@ public final class Larder implements Runnable {
                 System.exit(status.getAsInt());
             }
         }
-        GeneratorJvm.followParent(System.getenv());
         System.exit(commandLine().execute(args));
     }
 

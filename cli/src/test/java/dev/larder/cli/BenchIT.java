@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -40,6 +42,44 @@ class BenchIT {
         LarderProcess bench = LarderProcess.run("bench", "--no-such-flag", "http://127.0.0.1:1/");
         assertEquals(2, bench.awaitExit(Duration.ofSeconds(60)), bench.output());
         assertTrue(bench.output().contains("--no-such-flag"), bench.output());
+    }
+
+    @Test
+    void aSigtermStopsTheRelaunchedGeneratorAndTheServerItStarted() throws Exception {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        List<Path> dataBefore = launchedDataDirs(tmp);
+        LarderProcess bench = LarderProcess.run("bench", "-R", "500", "-c", "4", "-d", "120s", "--warmup", "1s",
+                "--compare", "sigterm-probe=");
+        ProcessHandle parent = ProcessHandle.of(bench.pid()).orElseThrow();
+        // The relaunched generator and, under it, the server it launched, once that server is running.
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        List<ProcessHandle> tree = List.of();
+        while (System.nanoTime() < deadline && tree.stream().noneMatch(BenchIT::isServer)) {
+            Thread.sleep(200);
+            tree = parent.descendants().toList();
+        }
+        assertTrue(tree.stream().anyMatch(BenchIT::isServer), "no launched server under the bench: " + tree
+                + "\n" + bench.output());
+        bench.terminate();
+        bench.awaitExit(Duration.ofSeconds(90));
+        for (ProcessHandle p : tree) {
+            p.onExit().get(60, TimeUnit.SECONDS);
+            assertFalse(p.isAlive(), p + " outlived the SIGTERM'd bench: " + p.info().commandLine().orElse(""));
+        }
+        assertEquals(dataBefore, launchedDataDirs(tmp), "the launched server's data directory was deleted");
+    }
+
+    private static List<Path> launchedDataDirs(Path tmp) throws java.io.IOException {
+        try (var paths = Files.list(tmp)) {
+            return paths.filter(p -> p.getFileName().toString().startsWith("larder-bench-sigterm-probe")).sorted()
+                    .toList();
+        }
+    }
+
+    // `serve --port 0 --data-dir ...`, not the `serve --help` the bench runs first to learn the build's flags.
+    private static boolean isServer(ProcessHandle p) {
+        return p.info().arguments().map(a -> List.of(a).contains("serve") && List.of(a).contains("--data-dir"))
+                .orElse(false);
     }
 
     @Test
