@@ -28,9 +28,9 @@ final class GeneratorJvm {
     static final String RELAUNCHED = "LARDER_GENERATOR_RELAUNCHED";
 
     private static final Set<String> GENERATORS = Set.of("bench", "tune");
-    /** Variables the child's JVM reads again: their options are not passed to it a second time. */
     /** How long a child sent SIGTERM may take to stop the servers it started (theirs take up to 30 s each). */
     private static final long STOP_SECONDS = 45;
+    /** Variables the child's JVM reads again: their options are not passed to it a second time. */
     private static final List<String> OPTION_VARIABLES = List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS",
             "_JAVA_OPTIONS");
 
@@ -48,9 +48,11 @@ final class GeneratorJvm {
      * own) and without the options that came from {@code environment}'s option variables (the child reads those again).
      */
     static List<String> childOptions(List<String> inputArguments, Map<String, String> environment) {
+        List<String> trapLimits = ServerJvm.JIT_FLAGS.stream().map(flag -> flag.substring(0, flag.indexOf('=') + 1))
+                .toList();
         List<String> options = new ArrayList<>();
         for (String option : inputArguments) {
-            if (!option.startsWith("-XX:PerMethodTrapLimit=") && !option.startsWith("-XX:PerBytecodeTrapLimit=")) {
+            if (trapLimits.stream().noneMatch(option::startsWith)) {
                 options.add(option);
             }
         }

@@ -1,5 +1,6 @@
 package dev.larder.cli;
 
+import dev.larder.bench.UncommonTraps;
 import java.util.OptionalInt;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,7 +17,7 @@ public final class Larder implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        if (GeneratorJvm.shouldRelaunch(args, System.getenv(), ServerJvm::uncommonTraps)) {
+        if (GeneratorJvm.shouldRelaunch(args, System.getenv(), UncommonTraps::ofThisJvm)) {
             OptionalInt status = GeneratorJvm.relaunch(args);
             if (status.isPresent()) {
                 System.exit(status.getAsInt());

@@ -1,5 +1,6 @@
 package dev.larder.cli;
 
+import dev.larder.bench.UncommonTraps;
 import dev.larder.server.LarderServer;
 import dev.larder.server.admin.AdminEndpoint;
 import dev.larder.server.admin.AdminOptions;
@@ -391,7 +392,7 @@ public final class ServeCommand implements Callable<Integer> {
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
                 dataDir.toAbsolutePath().normalize(), blockCache >> 20, blockCacheType.flag(), rowCache >> 20,
                 memtables, writeBuffer >> 20,
-                ServerJvm.uncommonTraps());
+                UncommonTraps.ofThisJvm());
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
         // Not ready first, so load balancers stop sending while the data port still answers what is in flight.

@@ -1,6 +1,5 @@
 package dev.larder.cli;
 
-import dev.larder.bench.UncommonTraps;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,10 +34,5 @@ public final class ServerJvm {
         command.addAll(JIT_FLAGS);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Larder.class.getName()));
         return command;
-    }
-
-    /** {@code off} when this JVM runs with {@link #JIT_FLAGS}, else {@code jvm-default}: for the start-up line. */
-    static String uncommonTraps() {
-        return UncommonTraps.ofThisJvm();
     }
 }
