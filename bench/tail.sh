@@ -3,7 +3,8 @@
 # Larder on an empty temporary data directory, both pinned to core 1; `larder bench tail` pinned to core 0 runs the
 # warm-up, the closed-loop capacities, then PUT -> GET -> MIX(get=90,put=10) -> PUT -> GET at 75% of each op's
 # capacity on one set of connections, and replays the same phases at the same rates against nginx. Each round writes
-# OUT/roundN.txt, OUT/roundN.json and the HTML report OUT/roundN/index.html.
+# OUT/roundN.txt, OUT/roundN.json, the HTML report OUT/roundN/index.html, and the server's output and RocksDB's LOG
+# (OUT/roundN.server.log, OUT/roundN.rocksdb.LOG).
 #
 #   bench/tail.sh                                  # one round, the defaults below
 #   bench/tail.sh -- --workers 0                   # flags after -- go to `larder serve`
@@ -89,6 +90,9 @@ for round in $(seq "$ROUNDS"); do
   "${cmd[@]}" | tee "$OUT/round$round.txt"
   larder_stop "$pid"
   pid=
+  # The server's output and RocksDB's LOG (flushes, compactions, stalls) stay with the round, to read a bad second by.
+  cp "$data.log" "$OUT/round$round.server.log"
+  cp "$data/LOG" "$OUT/round$round.rocksdb.LOG" 2>/dev/null || true
   rm -rf "$data" "$data.log"
   data=
 done

@@ -93,6 +93,15 @@ final class ServerHandle implements AutoCloseable {
     }
 
     private static ServerHandle launch(Target target, BenchOptions options, Path dataRoot) {
+        // Asked before anything is created: it runs a JVM of its own, the longest step before the server's, and a
+        // signal meanwhile then leaves nothing behind.
+        int adminPort = target.adminPortFlag();
+        boolean ownAdminPort = adminPort < 0 && target.adminUrl() == null && supportsAdminPort(options);
+        if (ownAdminPort) {
+            // Give each launched server its own free admin port rather than the shared default, which some
+            // other server on this machine may hold.
+            adminPort = freePort();
+        }
         Path dataDir;
         Path log;
         try {
@@ -103,31 +112,31 @@ final class ServerHandle implements AutoCloseable {
         } catch (IOException e) {
             throw new BenchException("cannot create a data directory for '" + target.label() + "': " + e, e);
         }
+        // From here on a signal to this JVM removes the directory and the log, and stops the server once spawned,
+        // even while it is still starting.
+        Leftovers leftovers = new Leftovers(dataDir, log);
+        Thread stopOnExit = new Thread(leftovers, "larder-bench-server-stop");
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
         List<String> command = new ArrayList<>();
         if (options.serverCpus() != null) {
             command.addAll(List.of("taskset", "-c", options.serverCpus()));
         }
         command.addAll(options.serverCommand());
         command.addAll(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
-        int adminPort = target.adminPortFlag();
-        if (adminPort < 0 && target.adminUrl() == null && supportsAdminPort(options)) {
-            // Give each launched server its own free admin port rather than the shared default, which some
-            // other server on this machine may hold.
-            adminPort = freePort();
+        if (ownAdminPort) {
             command.addAll(List.of("--admin-port", Integer.toString(adminPort)));
         }
         command.addAll(target.serveArgs());
         Process process;
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            process = leftovers.spawn(new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()));
         } catch (IOException e) {
-            deleteTree(dataDir);
+            removeHook(stopOnExit);
+            leftovers.run();
             throw new BenchException("cannot start '" + target.label() + "' (" + String.join(" ", command) + "): "
                     + e.getMessage(), e);
         }
-        // From here on a signal to this JVM stops the server too, even while it is still starting.
-        Thread stopOnExit = new Thread(() -> stop(process, dataDir, log), "larder-bench-server-stop");
-        Runtime.getRuntime().addShutdownHook(stopOnExit);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         String output = "";
         while (System.nanoTime() < deadline) {
@@ -170,6 +179,8 @@ final class ServerHandle implements AutoCloseable {
         command.addAll(List.of("serve", "--help"));
         try {
             Path out = Files.createTempFile("larder-bench-help", ".txt");
+            // A signal while the help runs skips the finally block below; the JVM's exit still deletes the file.
+            out.toFile().deleteOnExit();
             try {
                 Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
                 if (!p.waitFor(60, TimeUnit.SECONDS)) {
@@ -252,8 +263,55 @@ final class ServerHandle implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         deleteTree(dataDir);
+        deleteQuietly(log);
+    }
+
+    /**
+     * What one launch has made, for the shutdown hook that removes it: the data directory and the log from the start,
+     * the server once spawned. Spawning and the hook exclude each other, so a server is never spawned after the hook
+     * ran, when nothing would stop it.
+     */
+    static final class Leftovers implements Runnable {
+
+        private final Path dataDir;
+        private final Path log;
+        private Process process;
+        private boolean removed;
+
+        Leftovers(Path dataDir, Path log) {
+            this.dataDir = dataDir;
+            this.log = log;
+        }
+
+        /** Starts the server, unless {@link #run()} has already removed what it needs. */
+        synchronized Process spawn(ProcessBuilder builder) throws IOException {
+            if (removed) {
+                throw new IOException("stopping: the data directory is gone");
+            }
+            process = builder.start();
+            return process;
+        }
+
+        /** Stops the server if one was spawned (as {@link #close()} does), and deletes the directory and the log. */
+        @Override
+        public void run() {
+            Process spawned;
+            synchronized (this) {
+                removed = true;
+                spawned = process;
+            }
+            if (spawned != null) {
+                stop(spawned, dataDir, log);
+            } else {
+                deleteTree(dataDir);
+                deleteQuietly(log);
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
         try {
-            Files.deleteIfExists(log);
+            Files.deleteIfExists(file);
         } catch (IOException e) {
             // a temp file left behind is harmless
         }

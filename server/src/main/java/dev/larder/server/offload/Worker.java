@@ -48,30 +48,39 @@ final class Worker extends SingleThreadEventExecutor {
     protected void run() {
         List<Runnable> run = new ArrayList<>(MAX_BATCH);
         List<BatchableTask> group = new ArrayList<>(MAX_BATCH);
-        for (;;) {
-            Runnable task = takeTask();
-            if (task != null) {
-                runStarted = System.nanoTime();
-                running = true;
-                try {
-                    do {
-                        run.add(task);
-                    } while (run.size() < MAX_BATCH && (task = pollTask()) != null);
-                    observer.workerRun(run.size());
-                    execute(run, group);
-                } finally {
-                    run.clear();
-                    group.clear();
-                    running = false;
-                }
-            }
-            completions.flush();
-            updateLastExecutionTime();
-            if (confirmShutdown()) {
-                completions.flush();
-                break;
+        while (runOnce(run, group)) {
+            // The body is a method of its own: this loop runs once per worker thread, so the JIT compiles it only by
+            // on-stack replacement, after 60,000 turns. The warm-up's worker runs fell short of that, and the
+            // compilation came in the middle of a measured phase, at its first cold reads, in two rounds of three
+            // (docs/performance.md, "Session 34"). A method called once per run is compiled by the warm-up.
+        }
+    }
+
+    /** Takes one run and executes it, then hands its answers back; {@code false} once the worker has shut down. */
+    private boolean runOnce(List<Runnable> run, List<BatchableTask> group) {
+        Runnable task = takeTask();
+        if (task != null) {
+            runStarted = System.nanoTime();
+            running = true;
+            try {
+                do {
+                    run.add(task);
+                } while (run.size() < MAX_BATCH && (task = pollTask()) != null);
+                observer.workerRun(run.size());
+                execute(run, group);
+            } finally {
+                run.clear();
+                group.clear();
+                running = false;
             }
         }
+        completions.flush();
+        updateLastExecutionTime();
+        if (confirmShutdown()) {
+            completions.flush();
+            return false;
+        }
+        return true;
     }
 
     /** Runs {@code run} in order, folding consecutive GETs into one lookup and consecutive writes into one batch. */
