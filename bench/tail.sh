@@ -69,9 +69,15 @@ echo "# build: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git di
 nginx_ceiling_start "$SHARED/nginx-ceiling.conf"
 pid=
 data=
+# The server's output and RocksDB's LOG (flushes, compactions, stalls) stay with the round, to read a bad second by;
+# a round that fails keeps them too.
+keep_logs() {
+  cp "$data.log" "$OUT/round$round.server.log" 2>/dev/null || true
+  cp "$data/LOG" "$OUT/round$round.rocksdb.LOG" 2>/dev/null || true
+}
 cleanup() {
   if [ -n "$pid" ]; then larder_stop "$pid"; fi
-  if [ -n "$data" ]; then rm -rf "$data" "$data.log"; fi
+  if [ -n "$data" ]; then keep_logs; rm -rf "$data" "$data.log"; fi
   nginx_ceiling_stop
 }
 trap cleanup EXIT
@@ -90,9 +96,7 @@ for round in $(seq "$ROUNDS"); do
   "${cmd[@]}" | tee "$OUT/round$round.txt"
   larder_stop "$pid"
   pid=
-  # The server's output and RocksDB's LOG (flushes, compactions, stalls) stay with the round, to read a bad second by.
-  cp "$data.log" "$OUT/round$round.server.log"
-  cp "$data/LOG" "$OUT/round$round.rocksdb.LOG" 2>/dev/null || true
+  keep_logs
   rm -rf "$data" "$data.log"
   data=
 done

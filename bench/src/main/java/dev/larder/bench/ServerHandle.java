@@ -103,20 +103,30 @@ final class ServerHandle implements AutoCloseable {
             adminPort = freePort();
         }
         Path dataDir;
-        Path log;
         try {
             String prefix = "larder-bench-" + target.label().replaceAll("[^A-Za-z0-9_.-]", "_");
             dataDir = dataRoot == null ? Files.createTempDirectory(prefix)
                     : Files.createTempDirectory(Files.createDirectories(dataRoot), prefix);
-            log = Files.createTempFile("larder-bench-server", ".log");
         } catch (IOException e) {
             throw new BenchException("cannot create a data directory for '" + target.label() + "': " + e, e);
+        }
+        Path log;
+        try {
+            log = Files.createTempFile("larder-bench-server", ".log");
+        } catch (IOException e) {
+            deleteTree(dataDir);
+            throw new BenchException("cannot create a log file for '" + target.label() + "': " + e, e);
         }
         // From here on a signal to this JVM removes the directory and the log, and stops the server once spawned,
         // even while it is still starting.
         Leftovers leftovers = new Leftovers(dataDir, log);
         Thread stopOnExit = new Thread(leftovers, "larder-bench-server-stop");
-        Runtime.getRuntime().addShutdownHook(stopOnExit);
+        try {
+            Runtime.getRuntime().addShutdownHook(stopOnExit);
+        } catch (IllegalStateException e) {
+            leftovers.run();
+            throw new BenchException("not starting '" + target.label() + "': this JVM is shutting down", e);
+        }
         List<String> command = new ArrayList<>();
         if (options.serverCpus() != null) {
             command.addAll(List.of("taskset", "-c", options.serverCpus()));
@@ -167,8 +177,13 @@ final class ServerHandle implements AutoCloseable {
             Sleep.millis(50);
         }
         removeHook(stopOnExit);
-        process.destroyForcibly();
+        try {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         deleteTree(dataDir);
+        deleteQuietly(log);
         throw new BenchException("server '" + target.label() + "' did not start (" + String.join(" ", command)
                 + "); its output:\n" + output);
     }

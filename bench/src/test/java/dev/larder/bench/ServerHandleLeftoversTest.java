@@ -48,12 +48,16 @@ class ServerHandleLeftoversTest {
         Path log = Files.writeString(tmp.resolve("server.log"), "");
         ServerHandle.Leftovers leftovers = new ServerHandle.Leftovers(dataDir, log);
         Process server = leftovers.spawn(new ProcessBuilder("sleep", "60"));
-        assertTrue(server.isAlive());
+        try {
+            assertTrue(server.isAlive());
 
-        leftovers.run();
+            leftovers.run();
 
-        assertTrue(server.waitFor(5, TimeUnit.SECONDS), "the spawned process still runs");
-        assertFalse(Files.exists(dataDir), "data directory left");
-        assertFalse(Files.exists(log), "log left");
+            assertTrue(server.waitFor(5, TimeUnit.SECONDS), "the spawned process still runs");
+            assertFalse(Files.exists(dataDir), "data directory left");
+            assertFalse(Files.exists(log), "log left");
+        } finally {
+            server.destroyForcibly();
+        }
     }
 }

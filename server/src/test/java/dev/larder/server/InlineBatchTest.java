@@ -115,11 +115,13 @@ class InlineBatchTest {
 
     private void putThenGetOneAtATime(TestServer larder) throws Exception {
         // The pool starts its worker's thread with an empty task; a request arriving while that task is still queued
-        // or running finds the worker busy and goes to it. That race is the thread's start, not what is checked here.
+        // finds the worker busy and goes to it. That race is the thread's start, not what is checked here: wait until
+        // the task's run has begun (the rest of it is a few instructions, against a request's round trip).
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (workerRuns.get() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
+        assertTrue(workerRuns.get() > 0, "the worker's thread never ran its start task");
         try (RawHttp c = larder.connect()) {
             for (int i = 0; i < 5; i++) {
                 assertEquals(201, c.exchange("PUT", "/v0/entity?id=k" + i, "v" + i).status());
