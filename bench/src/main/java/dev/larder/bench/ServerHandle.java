@@ -177,13 +177,8 @@ final class ServerHandle implements AutoCloseable {
             Sleep.millis(50);
         }
         removeHook(stopOnExit);
-        try {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        deleteTree(dataDir);
-        deleteQuietly(log);
+        kill(process);
+        deleteFiles(dataDir, log);
         throw new BenchException("server '" + target.label() + "' did not start (" + String.join(" ", command)
                 + "); its output:\n" + output);
     }
@@ -271,12 +266,25 @@ final class ServerHandle implements AutoCloseable {
         process.destroy();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                kill(process);
             }
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        deleteFiles(dataDir, log);
+    }
+
+    /** SIGKILL, and up to 10 s for the process to be gone. */
+    private static void kill(Process process) {
+        try {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void deleteFiles(Path dataDir, Path log) {
         deleteTree(dataDir);
         deleteQuietly(log);
     }
@@ -318,8 +326,7 @@ final class ServerHandle implements AutoCloseable {
             if (spawned != null) {
                 stop(spawned, dataDir, log);
             } else {
-                deleteTree(dataDir);
-                deleteQuietly(log);
+                deleteFiles(dataDir, log);
             }
         }
     }
