@@ -82,5 +82,9 @@ USER 10001:10001
 # SIGTERM starts the server's drain (up to LARDER_SHUTDOWN_TIMEOUT), then it syncs and closes the store and exits
 # 0. The exec-form entrypoint makes java PID 1, so the signal reaches it and not a shell.
 STOPSIGNAL SIGTERM
-HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 CMD ["/app/healthcheck.sh"]
+# Generous on purpose: with 3 s, 60 s and 3 retries, a Larder container once went unhealthy while four Larder JVMs
+# warmed up at once on two cores (the compose cluster in CI), and compose refused to start what waits for it. Which
+# limit it hit was not caught, so both are wider: a slow start and a starved check. A server that stays down is
+# still unhealthy within a minute of its start period.
+HEALTHCHECK --interval=5s --timeout=10s --start-period=120s --retries=5 CMD ["/app/healthcheck.sh"]
 ENTRYPOINT ["java", "-jar", "/app/larder.jar", "serve"]

@@ -27,9 +27,10 @@ fi
 # answer is read below either way.
 trap '' PIPE
 printf 'GET /v0/status HTTP/1.0\r\nHost: %s\r\n\r\n' "$host" >&3 2>/dev/null
-# A server that accepts but never answers fails here rather than at Docker's --timeout.
-if ! IFS= read -r -t 2 status_line <&3; then
-  echo "unhealthy: no answer from ${host}:${port} within 2s" >&2
+# A server that accepts but never answers fails here rather than at Docker's --timeout (10 s): 5 s leaves room for a
+# starved CPU while other JVMs warm up on the same machine.
+if ! IFS= read -r -t 5 status_line <&3; then
+  echo "unhealthy: no answer from ${host}:${port} within 5s" >&2
   exit 1
 fi
 status_line="${status_line%$'\r'}"
