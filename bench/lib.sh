@@ -7,14 +7,16 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 # Starts `larder serve` pinned to SERVER_CPU, stores its pid in VAR and returns once /v0/status answers. A server
 # that does not answer within 30 s (a cold JVM on a busy machine can take several) ends the script with its log.
 # SERVER_JAVA_OPTS (split on spaces) go to the server's JVM only, e.g. -XX:+LogCompilation for a probe: the client's
-# JVM must not pay for them. Unset, it is LARDER_JVM_OPTS, the JIT flags the README's command and the image run the
-# server with; set it to empty to run with the JVM's defaults.
+# JVM must not pay for them. Unset, it is LARDER_SERVER_JVM_OPTS, the flags the README's command runs the server with
+# (LARDER_JVM_OPTS, the JIT flags the generator gets too, and a 1 GiB young generation: docs/performance.md,
+# "Session 35"); set it to empty to run with the JVM's defaults.
 LARDER_JVM_OPTS="-XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0"
+LARDER_SERVER_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g"
 larder_start() {
   local var=$1 jar=$2 port=$3 log=$4
   shift 4
   local jvm=()
-  read -r -a jvm <<<"${SERVER_JAVA_OPTS-$LARDER_JVM_OPTS}"
+  read -r -a jvm <<<"${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS}"
   taskset -c "$SERVER_CPU" java "${jvm[@]}" -jar "$jar" serve --port "$port" "$@" >"$log" 2>&1 &
   printf -v "$var" '%s' "$!"
   for _ in $(seq 300); do

@@ -30,7 +30,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 echo "# $(date -u +%FT%TZ) bench/phase-probe.sh $* RATES=$RATES PHASES=$PHASES PHASE=$PHASE OUT=$OUT" \
   "build $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
-  "server JVM: ${SERVER_JAVA_OPTS-$LARDER_JVM_OPTS}, client JVM: ${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS}"
+  "server JVM: ${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS}, client JVM: ${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS}"
 data=$(mktemp -d /tmp/larder-probe.XXXXXX)
 pid=
 cleanup() {

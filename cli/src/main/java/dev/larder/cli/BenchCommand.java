@@ -417,7 +417,7 @@ public final class BenchCommand implements Callable<Integer> {
                     .timeout(timeout).workload(w).prefill(prefill).seed(seed).headers(headers).json(json).hgrm(hgrm)
                     .reportDir(report).profileEvents(profile.stream().map(s -> s.trim().toLowerCase(Locale.ROOT))
                             .filter(s -> !s.isEmpty()).toList())
-                    .serverCommand(ServerJvm.command()).serverCpus(serverCpus)
+                    .serverCommand(ServerJvm.serverCommand()).serverCpus(serverCpus)
                     .commandLine(commandLine(spec)).build();
         }
 

@@ -18,12 +18,25 @@ public final class ServerJvm {
 
     public static final List<String> JIT_FLAGS = List.of("-XX:PerMethodTrapLimit=0", "-XX:PerBytecodeTrapLimit=0");
 
+    /**
+     * The server's young generation: 1 GiB. With the JVM's default on this machine (a third of the initial heap, about
+     * 128 MiB) a request's 1 KiB of garbage made a collection every 0.7-1.4 s at the issue's rates, 140-147 of them
+     * in a phase run, whose safepoints stretched to 2-10 ms 9-10 times a run while other threads held the one core;
+     * with 1 GiB, 16-19 (docs/performance.md, "Session 35"). {@code serve} collects once after start-up so that
+     * what it keeps is not copied by every young collection for minutes. Not for the generator, whose JVM
+     * {@link GeneratorJvm} starts with {@link #command(List)}.
+     */
+    public static final List<String> HEAP_FLAGS = List.of("-Xmn1g");
+
     private ServerJvm() {
     }
 
-    /** {@code java <JIT flags> -cp <this class path> dev.larder.cli.Larder}: from the fat jar and from classes. */
-    static List<String> command() {
-        return command(List.of());
+    /**
+     * {@code java <heap flags> <JIT flags> -cp <this class path> dev.larder.cli.Larder}: the servers {@code bench}
+     * and {@code tune} start, from the fat jar and from classes.
+     */
+    static List<String> serverCommand() {
+        return command(HEAP_FLAGS);
     }
 
     /** {@code java <options> <JIT flags> -cp <this class path> dev.larder.cli.Larder}, a list the caller may extend. */

@@ -141,7 +141,7 @@ final class TuneCommand implements Callable<Integer> {
         }
         try {
             return new TuneOptions(objective, load, prefill, budget, dataDir,
-                    "none".equalsIgnoreCase(serverCpus) ? null : serverCpus, ServerJvm.command(),
+                    "none".equalsIgnoreCase(serverCpus) ? null : serverCpus, ServerJvm.serverCommand(),
                     serverArgs.isBlank() ? List.of() : List.of(serverArgs.trim().split("\\s+")),
                     TuneOptions.parseDimensions(dimensions), repeats, hold, connections, json, report,
                     "java -jar larder.jar " + String.join(" ",

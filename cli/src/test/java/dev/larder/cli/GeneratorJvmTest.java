@@ -63,4 +63,13 @@ class GeneratorJvmTest {
         assertEquals(List.of("-cp", System.getProperty("java.class.path"), Larder.class.getName(), "bench", "-R",
                 "1k"), command.subList(command.size() - 6, command.size()), command.toString());
     }
+
+    @Test
+    void serversGetTheHeapFlagsAndTheGeneratorDoesNot() {
+        List<String> server = ServerJvm.serverCommand();
+        assertEquals(ServerJvm.HEAP_FLAGS, server.subList(1, 1 + ServerJvm.HEAP_FLAGS.size()), server.toString());
+        assertTrue(server.containsAll(ServerJvm.JIT_FLAGS), server.toString());
+        List<String> generator = ServerJvm.command(List.of());
+        assertTrue(ServerJvm.HEAP_FLAGS.stream().noneMatch(generator::contains), generator.toString());
+    }
 }

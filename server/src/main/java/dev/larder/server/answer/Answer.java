@@ -5,7 +5,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
@@ -50,18 +50,26 @@ public final class Answer {
     }
 
     /**
-     * Writes the answer to {@code out} and flushes; the caller's context must sit below any HTTP encoder, since these
-     * are wire bytes.
+     * Writes the answer to {@code out} and flushes, then closes the connection when {@code close}; the caller's
+     * context must sit below any HTTP encoder, since these are wire bytes. An answer that keeps the connection is
+     * written with the void promise: nothing waits for it, and a failed write reaches the pipeline's
+     * {@code exceptionCaught} (which closes) instead of a future no one reads; a promise per answer was 6% of what
+     * the event loop allocated per GET.
      */
-    public ChannelFuture writeAndFlush(ChannelHandlerContext out, boolean close) {
+    public void writeAndFlush(ChannelHandlerContext out, boolean close) {
         boolean copyBody = body.length <= COPY_BODY_UP_TO;
         ByteBuf buf = encodeHead(out.alloc(), close, copyBody ? body.length : 0);
-        if (copyBody) {
+        if (!copyBody) {
+            out.write(buf, out.voidPromise());
+            buf = Unpooled.wrappedBuffer(body);
+        } else {
             buf.writeBytes(body);
-            return out.writeAndFlush(buf);
         }
-        out.write(buf, out.voidPromise());
-        return out.writeAndFlush(Unpooled.wrappedBuffer(body));
+        if (close) {
+            out.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            out.writeAndFlush(buf, out.voidPromise());
+        }
     }
 
     private ByteBuf encodeHead(ByteBufAllocator alloc, boolean close, int room) {

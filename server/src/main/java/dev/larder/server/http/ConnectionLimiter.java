@@ -2,7 +2,6 @@ package dev.larder.server.http;
 
 import dev.larder.server.answer.HttpResponses;
 import dev.larder.server.config.ServerObserver;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -35,8 +34,7 @@ public final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
             });
             ctx.channel().config().setAutoRead(false);
             // Wire bytes, written from the head of the pipeline: this handler is gone and the encoder is above.
-            HttpResponses.tooManyConnections(maxConnections).writeAndFlush(ctx.pipeline().firstContext(), true)
-                    .addListener(ChannelFutureListener.CLOSE);
+            HttpResponses.tooManyConnections(maxConnections).writeAndFlush(ctx.pipeline().firstContext(), true);
             return;
         }
         super.channelActive(ctx);

@@ -2,7 +2,6 @@ package dev.larder.server.http;
 
 import dev.larder.server.answer.HttpResponses;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -108,7 +107,7 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
                 // Wire bytes from this handler, which sits below the HTTP codec (the decoder holds the partial
                 // request; nothing of it reaches the dispatcher).
                 HttpResponses.text(HttpResponseStatus.REQUEST_TIMEOUT, "request not received within --read-timeout")
-                        .writeAndFlush(ctx, true).addListener(ChannelFutureListener.CLOSE);
+                        .writeAndFlush(ctx, true);
             }
         } else if (idleTimeoutNanos > 0 && !state.busy && state.partialSince == 0
                 && now - state.lastActivity > idleTimeoutNanos) {

@@ -175,10 +175,10 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter implements Ex
         if (!HttpUtil.isKeepAlive(request)) {
             closeAfterResponse = true;
         }
-        String path = QueryParams.path(request.uri());
-        Routes.Route route = Routes.V0.find(path);
+        String uri = request.uri();
+        Routes.Route route = Routes.V0.find(uri, QueryParams.pathEnd(uri));
         if (route == null) {
-            complete(HttpResponses.text(HttpResponseStatus.BAD_REQUEST, "unknown path " + path));
+            complete(HttpResponses.text(HttpResponseStatus.BAD_REQUEST, "unknown path " + QueryParams.path(uri)));
             return;
         }
         currentRoute = route.path();
@@ -260,10 +260,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter implements Ex
             finished(response.status().code(), serviceStart);
             return;
         }
-        ChannelFuture written = response.writeAndFlush(wire, closeAfterResponse);
-        if (closeAfterResponse) {
-            written.addListener(ChannelFutureListener.CLOSE);
-        }
+        response.writeAndFlush(wire, closeAfterResponse);
         finished(response.status().code(), serviceStart);
     }
 

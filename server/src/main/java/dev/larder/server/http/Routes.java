@@ -21,6 +21,8 @@ final class Routes {
             .add("/v0/status", HttpMethod.GET, new StatusHandler());
 
     private final Map<String, Route> byPath = new HashMap<>();
+    /** The same routes as {@link #byPath}'s values, for the scan of {@link #find(String, int)}. */
+    private Route[] routes = new Route[0];
 
     private Routes() {
     }
@@ -28,12 +30,30 @@ final class Routes {
     private Routes add(String path, HttpMethod method, RouteHandler handler) {
         Route route = byPath.get(path);
         byPath.put(path, route == null ? new Route(path, List.of(method), List.of(handler)) : route.with(method, handler));
+        routes = byPath.values().toArray(new Route[0]);
         return this;
     }
 
     /** The route of {@code path}, or {@code null} when there is none. */
     Route find(String path) {
         return byPath.get(path);
+    }
+
+    /**
+     * The route of the path part of {@code uri}, the first {@code pathEnd} chars, or {@code null} when there is none.
+     * Compared in place, so that a request with a query makes no substring of its path.
+     */
+    Route find(String uri, int pathEnd) {
+        if (pathEnd == uri.length()) {
+            return byPath.get(uri);
+        }
+        for (Route route : routes) {
+            String path = route.path;
+            if (path.length() == pathEnd && uri.startsWith(path)) {
+                return route;
+            }
+        }
+        return null;
     }
 
     /** One path: its methods in the order they were added, each with its handler. */

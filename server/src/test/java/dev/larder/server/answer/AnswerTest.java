@@ -32,6 +32,16 @@ class AnswerTest {
     }
 
     @Test
+    void theConnectionIsClosedAfterTheAnswerOnlyWhenAsked() {
+        for (boolean close : new boolean[] {false, true}) {
+            EmbeddedChannel channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+            HttpResponses.value(new byte[2000]).writeAndFlush(channel.pipeline().firstContext(), close);
+            assertEquals(!close, channel.isOpen(), "close " + close);
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    @Test
     void bodyLessAnswersCarryAZeroLengthAndCloseOnlyWhenAsked() {
         assertEquals("HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n", wire(HttpResponses.CREATED, false));
         assertEquals("HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
