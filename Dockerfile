@@ -85,6 +85,6 @@ STOPSIGNAL SIGTERM
 # Generous on purpose: with 3 s, 60 s and 3 retries, a Larder container once went unhealthy while four Larder JVMs
 # warmed up at once on two cores (the compose cluster in CI), and compose refused to start what waits for it. Which
 # limit it hit was not caught, so both are wider: a slow start and a starved check. A server that stays down is
-# still unhealthy within a minute of its start period.
+# still unhealthy within about a minute after its start period.
 HEALTHCHECK --interval=5s --timeout=10s --start-period=120s --retries=5 CMD ["/app/healthcheck.sh"]
 ENTRYPOINT ["java", "-jar", "/app/larder.jar", "serve"]

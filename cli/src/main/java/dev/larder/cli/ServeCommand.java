@@ -27,6 +27,7 @@ import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreException;
 import dev.larder.storage.StoreOptions;
 import com.sun.management.HotSpotDiagnosticMXBean;
+import com.sun.management.VMOption;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -353,6 +354,12 @@ public final class ServeCommand implements Callable<Integer> {
         PrometheusMeterRegistry registry = metrics
                 ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
         LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
+        // One full collection, before the listeners open, moves what start-up and the warm-up left alive (about
+        // 7 MiB) to the old generation. Otherwise each young collection copies it again until it has survived 15 of
+        // them: with the README's 1 GiB young generation (a collection every 6-12 s at high rates) that is the
+        // first minutes of serving, and those collections paused 9-17 ms instead of 0.9 (docs/performance.md,
+        // "Session 35").
+        System.gc();
         LarderServer server;
         try {
             server = LarderServer.start(serverOptions, security.data(), store,
@@ -387,11 +394,6 @@ public final class ServeCommand implements Callable<Integer> {
         SecurityReloader reloader = SecurityReloader.start(security.reloadable(), reloadInterval);
         ReloadSignal.install(reloader::reloadAll);
         exposure.warning().ifPresent(warning -> log.warn("SECURITY WARNING: {}", warning));
-        // One full collection now moves what start-up and the warm-up left alive (about 7 MiB) to the old
-        // generation. Otherwise each young collection copies it again until it has survived 15 of them: with the
-        // README's 1 GiB young generation (a collection every 6-12 s at high rates) that is the first few minutes
-        // of serving, and each of those collections paused 9 ms instead of 0.9 (docs/performance.md, "Session 35").
-        System.gc();
         log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB block-cache-type={} "
                         + "row-cache={}MiB memtables={}x{}MiB jit-uncommon-traps={} young-gen={}",
                 server.describe(), admin != null ? admin.describe() : "admin off (--admin-port 0)",
@@ -537,15 +539,19 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * The young generation this JVM starts with ({@code NewSize}): the README's command sets 1 GiB ({@code -Xmn1g});
-     * the JVM's own default is a third of the initial heap, and then a request's garbage means a collection every
-     * second at high rates. {@code unknown} where the option cannot be read.
+     * The young generation this JVM was given ({@code NewSize}, as {@code -Xmn} sets it): the README's command sets
+     * 1 GiB; {@code jvm-default} when nothing set it (G1 then sizes it as it goes; the serial collector a server
+     * pinned to one core gets takes a third of the initial heap, and a request's garbage means a collection every
+     * second at high rates). {@code unknown} where the option cannot be read.
      */
     private static String youngGeneration() {
         try {
-            long bytes = Long.parseLong(ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
-                    .getVMOption("NewSize").getValue());
-            return (bytes >> 20) + "MiB";
+            VMOption newSize = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                    .getVMOption("NewSize");
+            if (newSize.getOrigin() == VMOption.Origin.DEFAULT) {
+                return "jvm-default";
+            }
+            return (Long.parseLong(newSize.getValue()) >> 20) + "MiB";
         } catch (RuntimeException e) {
             return "unknown";
         }

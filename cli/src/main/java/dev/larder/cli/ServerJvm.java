@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The JVM flags a server runs with, which {@code java -jar} cannot carry inside the jar: the README's command and the
- * image pass them, and so do the servers that {@code bench} and {@code tune} start.
+ * The JVM flags a server runs with, which {@code java -jar} cannot carry inside the jar: the README's command passes
+ * them, and so do the servers that {@code bench} and {@code tune} start. The image passes the JIT flags only: its
+ * heap is G1's, 40% of the container's memory, where a 1 GiB young generation does not fit.
  *
  * <p>No uncommon traps: by default C2 compiles a branch or a type its profile never saw as a trap, and when one is
  * taken (a workload switch, the first cache miss after a compaction, a request kind the phase had not sent) the
@@ -21,8 +22,8 @@ public final class ServerJvm {
     /**
      * The server's young generation: 1 GiB. With the JVM's default on this machine (a third of the initial heap, about
      * 128 MiB) a request's 1 KiB of garbage made a collection every 0.7-1.4 s at the issue's rates, 140-147 of them
-     * in a phase run, whose safepoints stretched to 2-10 ms 9-10 times a run while other threads held the one core;
-     * with 1 GiB, 16-19 (docs/performance.md, "Session 35"). {@code serve} collects once after start-up so that
+     * in a phase run, whose safepoints stretched to 2-12 ms 7-11 times a run while other threads held the one core;
+     * with 1 GiB, 14-19 (docs/performance.md, "Session 35"). {@code serve} collects once after start-up so that
      * what it keeps is not copied by every young collection for minutes. Not for the generator, whose JVM
      * {@link GeneratorJvm} starts with {@link #command(List)}.
      */

@@ -109,7 +109,9 @@ class ComposeStackContainerIT {
             command.addAll(List.of("--profile", "cluster"));
         }
         command.addAll(List.of(args));
-        return Docker.run(Duration.ofMinutes(3), command, Map.of());
+        // Longer than a Larder container can take to be declared unhealthy (120 s start period, then 5 checks of
+        // up to 15 s), so a container that never serves fails with compose's own message rather than this timeout.
+        return Docker.run(Duration.ofMinutes(4), command, Map.of());
     }
 
     private String container(String service) throws IOException, InterruptedException {

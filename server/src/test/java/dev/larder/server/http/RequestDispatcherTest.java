@@ -17,6 +17,9 @@ import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreOptions;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -26,6 +29,8 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -92,6 +97,24 @@ class RequestDispatcherTest {
         } finally {
             r.release();
         }
+    }
+
+    @Test
+    void anAnswerThatCannotBeWrittenClosesTheConnectionQuietly() {
+        // Answers that keep the connection go out with the void promise: a failed write must still end up closing.
+        ServerContext context = new ServerContext(ServerOptions.builder(1).build(), store, offload, ServerObserver.NOOP);
+        EmbeddedChannel broken = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ReferenceCountUtil.release(msg);
+                promise.setFailure(new IOException("connection reset by peer"));
+            }
+        }, new HttpResponseEncoder(), new RequestDispatcher(context, new ConnectionState()));
+        broken.writeInbound(request(HttpMethod.GET, "/v0/status", null));
+        broken.runPendingTasks();
+        assertFalse(broken.isOpen(), "the connection whose answer failed is closed");
+        broken.checkException();
+        assertFalse(broken.finishAndReleaseAll());
     }
 
     @Test
