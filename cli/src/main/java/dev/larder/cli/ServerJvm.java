@@ -21,8 +21,8 @@ public final class ServerJvm {
 
     /**
      * The server's young generation: 1 GiB. With the JVM's default on this machine (a third of the initial heap, about
-     * 128 MiB) a request's 1 KiB of garbage made a collection every 0.7-1.4 s at the issue's rates, 140-147 of them
-     * in a phase run, whose safepoints stretched to 2-12 ms 7-11 times a run while other threads held the one core;
+     * 128 MiB) a request's 1 KiB of garbage made a collection every 0.7-1.4 s at the issue's rates, 138-147 of them
+     * in a phase run, whose safepoints stretched to 2-12 ms 4-11 times a run while other threads held the one core;
      * with 1 GiB, 14-19 (docs/performance.md, "Session 35"). {@code serve} collects once after start-up so that
      * what it keeps is not copied by every young collection for minutes. Not for the generator, whose JVM
      * {@link GeneratorJvm} starts with {@link #command(List)}.
