@@ -54,8 +54,7 @@ public final class Answer {
      * context must sit below any HTTP encoder, since these are wire bytes. An answer that keeps the connection is
      * written with the void promise: nothing waits for it, and a failed write reaches the pipeline's
      * {@code exceptionCaught} (which closes), or under TLS the transport's own close on the I/O error, instead of a
-     * future no one reads; a promise per answer was 6% of what
-     * the event loop allocated per GET.
+     * future no one reads; a promise per answer was 6% of what the event loop allocated per GET.
      */
     public void writeAndFlush(ChannelHandlerContext out, boolean close) {
         boolean copyBody = body.length <= COPY_BODY_UP_TO;

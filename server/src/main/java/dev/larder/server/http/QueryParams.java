@@ -1,5 +1,7 @@
 package dev.larder.server.http;
 
+import java.util.Arrays;
+
 /**
  * Reads one parameter from a request target as raw bytes. Keys are arbitrary bytes, so the value is
  * percent-decoded into bytes, never through a charset; {@code +} is a space as in form encoding.
@@ -63,35 +65,31 @@ final class QueryParams {
     }
 
     private static byte[] decode(String s, int from, int to) {
-        // Two passes, the first only counting, so that a value comes out as one array of its exact length: this runs
-        // for every GET, PUT and DELETE on the event loop.
-        int length = 0;
+        // Into an array of the encoded length, which is the decoded length unless there were escapes: this runs for
+        // every GET, PUT and DELETE on the event loop, and a key without escapes then costs one array.
+        byte[] out = new byte[to - from];
+        int o = 0;
         for (int i = from; i < to; i++) {
             char c = s.charAt(i);
             if (c == '%') {
                 if (i + 2 >= to) {
                     throw new MalformedQueryException("truncated percent escape at offset " + i);
                 }
-                if (Character.digit(s.charAt(i + 1), 16) < 0 || Character.digit(s.charAt(i + 2), 16) < 0) {
+                int hi = Character.digit(s.charAt(i + 1), 16);
+                int lo = Character.digit(s.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
                     throw new MalformedQueryException("invalid percent escape '" + s.substring(i, i + 3) + "'");
                 }
+                out[o++] = (byte) ((hi << 4) | lo);
                 i += 2;
+            } else if (c == '+') {
+                out[o++] = ' ';
             } else if (c > 0xff) {
                 throw new MalformedQueryException("non-byte character in query");
-            }
-            length++;
-        }
-        byte[] out = new byte[length];
-        int o = 0;
-        for (int i = from; i < to; i++) {
-            char c = s.charAt(i);
-            if (c == '%') {
-                out[o++] = (byte) ((Character.digit(s.charAt(i + 1), 16) << 4) | Character.digit(s.charAt(i + 2), 16));
-                i += 2;
             } else {
-                out[o++] = (byte) (c == '+' ? ' ' : c);
+                out[o++] = (byte) c;
             }
         }
-        return out;
+        return o == out.length ? out : Arrays.copyOf(out, o);
     }
 }

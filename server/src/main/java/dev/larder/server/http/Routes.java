@@ -20,8 +20,9 @@ final class Routes {
             .add("/v0/entities", HttpMethod.GET, new RangeHandler())
             .add("/v0/status", HttpMethod.GET, new StatusHandler());
 
+    /** Where {@link #add} finds a path's route to give it another method. */
     private final Map<String, Route> byPath = new HashMap<>();
-    /** The same routes as {@link #byPath}'s values, for the scan of {@link #find(String, int)}. */
+    /** The same routes, for {@link #find(String, int)}: a handful, so a scan. */
     private Route[] routes = new Route[0];
 
     private Routes() {
@@ -36,7 +37,7 @@ final class Routes {
 
     /** The route of {@code path}, or {@code null} when there is none. */
     Route find(String path) {
-        return byPath.get(path);
+        return find(path, path.length());
     }
 
     /**
@@ -44,9 +45,6 @@ final class Routes {
      * Compared in place, so that a request with a query makes no substring of its path.
      */
     Route find(String uri, int pathEnd) {
-        if (pathEnd == uri.length()) {
-            return byPath.get(uri);
-        }
         for (Route route : routes) {
             String path = route.path;
             if (path.length() == pathEnd && uri.startsWith(path)) {
