@@ -6,7 +6,6 @@ import dev.larder.storage.StoreStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
@@ -51,7 +50,7 @@ public final class LarderMeters implements AutoCloseable {
         registry.config().pauseDetector(new NoPauseDetector());
         this.observer = new MicrometerObserver(registry);
         bind(new JvmMemoryMetrics());
-        bind(new JvmGcMetrics());
+        bind(new CollectorMetrics());
         bind(new JvmThreadMetrics());
         bind(new ClassLoaderMetrics());
         bind(new ProcessorMetrics());
@@ -87,7 +86,7 @@ public final class LarderMeters implements AutoCloseable {
         binders.add(binder);
     }
 
-    /** Stops the GC listener, closes the registry, then its clock; gauges are not read after this. */
+    /** Closes the binders that hold resources, the registry, then its clock; gauges are not read after this. */
     @Override
     public void close() {
         for (MeterBinder binder : binders) {
