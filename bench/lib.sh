@@ -8,10 +8,10 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 # that does not answer within 30 s (a cold JVM on a busy machine can take several) ends the script with its log.
 # SERVER_JAVA_OPTS (split on spaces) go to the server's JVM only, e.g. -XX:+LogCompilation for a probe: the client's
 # JVM must not pay for them. Unset, it is LARDER_SERVER_JVM_OPTS, the flags the README's command runs the server with
-# (LARDER_JVM_OPTS, the JIT flags the generator gets too, and a 1 GiB young generation: docs/performance.md,
-# "Session 35"); set it to empty to run with the JVM's defaults.
+# (LARDER_JVM_OPTS, the JIT flags the generator gets too, a 1 GiB young generation and promotion after two young
+# collections: docs/performance.md, "Session 35" and "Session 36"); set it to empty to run with the JVM's defaults.
 LARDER_JVM_OPTS="-XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0"
-LARDER_SERVER_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g"
+LARDER_SERVER_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g -XX:MaxTenuringThreshold=2"
 larder_start() {
   local var=$1 jar=$2 port=$3 log=$4
   shift 4

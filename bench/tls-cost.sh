@@ -30,8 +30,10 @@ TLS=(--tls-cert "$work/cert.pem" --tls-key "$work/key.pem")
 start() { # var port scheme flags...
   local var=$1 port=$2 scheme=$3
   shift 3
+  local jvm=()
+  read -r -a jvm <<<"${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS}"
   # shellcheck disable=SC2086
-  taskset -c "$SERVER_CPU" java -jar "$JAR" serve --port "$port" --admin-port 0 --data-dir "$work/data-$port" \
+  taskset -c "$SERVER_CPU" java "${jvm[@]}" -jar "$JAR" serve --port "$port" --admin-port 0 --data-dir "$work/data-$port" \
     ${EXTRA:-} "$@" >"$work/$port.log" 2>&1 &
   printf -v "$var" '%s' "$!"
   pids+=("$!")

@@ -356,9 +356,9 @@ public final class ServeCommand implements Callable<Integer> {
         LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
         // One full collection, before the listeners open, moves what start-up and the warm-up left alive (about
         // 7 MiB) to the old generation. Otherwise each young collection copies it again until it has survived 15 of
-        // them: with the README's 1 GiB young generation (a collection every 6-12 s at high rates) that is the
-        // first minutes of serving, and those collections paused 9-17 ms instead of 0.9 (docs/performance.md,
-        // "Session 35").
+        // them (or 2, with the README's -XX:MaxTenuringThreshold=2): with the README's 1 GiB young generation (a
+        // collection every 6-12 s at high rates) that is the first minutes of serving, and those collections paused
+        // 9-17 ms instead of 0.9 (docs/performance.md, "Session 35").
         System.gc();
         LarderServer server;
         try {
@@ -395,13 +395,13 @@ public final class ServeCommand implements Callable<Integer> {
         ReloadSignal.install(reloader::reloadAll);
         exposure.warning().ifPresent(warning -> log.warn("SECURITY WARNING: {}", warning));
         log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB block-cache-type={} "
-                        + "row-cache={}MiB memtables={}x{}MiB jit-uncommon-traps={} young-gen={}",
+                        + "row-cache={}MiB memtables={}x{}MiB jit-uncommon-traps={} young-gen={} tenuring={}",
                 server.describe(), admin != null ? admin.describe() : "admin off (--admin-port 0)",
                 metrics ? "on" : "off (--metrics=false)",
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
                 dataDir.toAbsolutePath().normalize(), blockCache >> 20, blockCacheType.flag(), rowCache >> 20,
                 memtables, writeBuffer >> 20,
-                UncommonTraps.ofThisJvm(), youngGeneration());
+                UncommonTraps.ofThisJvm(), youngGeneration(), tenuring());
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
         // Not ready first, so load balancers stop sending while the data port still answers what is in flight.
@@ -545,13 +545,25 @@ public final class ServeCommand implements Callable<Integer> {
      * second at high rates). {@code unknown} where the option cannot be read.
      */
     private static String youngGeneration() {
+        return setVmOption("NewSize", value -> (Long.parseLong(value) >> 20) + "MiB");
+    }
+
+    /**
+     * How many young collections an object survives before promotion ({@code MaxTenuringThreshold}): the README's
+     * command sets 2; {@code jvm-default} (15) when nothing set it.
+     */
+    private static String tenuring() {
+        return setVmOption("MaxTenuringThreshold", value -> value);
+    }
+
+    /** A HotSpot option's value as {@code format} shows it, {@code jvm-default} if nothing set it, or {@code unknown}. */
+    private static String setVmOption(String name, java.util.function.UnaryOperator<String> format) {
         try {
-            VMOption newSize = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
-                    .getVMOption("NewSize");
-            if (newSize.getOrigin() == VMOption.Origin.DEFAULT) {
+            VMOption option = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(name);
+            if (option.getOrigin() == VMOption.Origin.DEFAULT) {
                 return "jvm-default";
             }
-            return (Long.parseLong(newSize.getValue()) >> 20) + "MiB";
+            return format.apply(option.getValue());
         } catch (RuntimeException e) {
             return "unknown";
         }

@@ -24,10 +24,13 @@ public final class ServerJvm {
      * 128 MiB) a request's 1 KiB of garbage made a collection every 0.7-1.4 s at the issue's rates, 138-147 of them
      * in a phase run, whose safepoints stretched to 2-12 ms 4-11 times a run while other threads held the one core;
      * with 1 GiB, 14-19 (docs/performance.md, "Session 35"). {@code serve} collects once after start-up so that
-     * what it keeps is not copied by every young collection for minutes. Not for the generator, whose JVM
-     * {@link GeneratorJvm} starts with {@link #command(List)}.
+     * what it keeps is not copied by every young collection for minutes, and an object that survives two young
+     * collections (12 s or more apart at these rates: a connection, a pool) is promoted then rather than after 15:
+     * the 1-2 MiB that serving keeps alive from its first minute made each of the first 15 collections pause 3.7-5
+     * ms instead of 0.8-1 (docs/performance.md, "Session 36"). Not for the generator, whose JVM {@link GeneratorJvm}
+     * starts with {@link #command(List)}.
      */
-    public static final List<String> HEAP_FLAGS = List.of("-Xmn1g");
+    public static final List<String> HEAP_FLAGS = List.of("-Xmn1g", "-XX:MaxTenuringThreshold=2");
 
     private ServerJvm() {
     }

@@ -120,7 +120,7 @@ class BenchIT {
         // The servers bench starts run with the JIT flags the README's command and the image use.
         assertTrue(out.contains("jit-uncommon-traps=off"), out);
         // ... and the README's young generation.
-        assertTrue(out.contains("young-gen=1024MiB"), out);
+        assertTrue(out.contains("young-gen=1024MiB tenuring=2"), out);
         assertTrue(out.contains("workers=0 (synchronous"), out);
         String html = Files.readString(report.resolve("index.html"));
         assertTrue(html.contains(">sync &mdash; ") && html.contains(">async &mdash; "), "both servers in the report");
