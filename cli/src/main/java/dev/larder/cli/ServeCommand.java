@@ -545,7 +545,7 @@ public final class ServeCommand implements Callable<Integer> {
      * second at high rates). {@code unknown} where the option cannot be read.
      */
     private static String youngGeneration() {
-        return setVmOption("NewSize", value -> (Long.parseLong(value) >> 20) + "MiB");
+        return vmOptionIfSet("NewSize", value -> (Long.parseLong(value) >> 20) + "MiB");
     }
 
     /**
@@ -553,11 +553,11 @@ public final class ServeCommand implements Callable<Integer> {
      * command sets 2; {@code jvm-default} (15) when nothing set it.
      */
     private static String tenuring() {
-        return setVmOption("MaxTenuringThreshold", value -> value);
+        return vmOptionIfSet("MaxTenuringThreshold", java.util.function.UnaryOperator.identity());
     }
 
     /** A HotSpot option's value as {@code format} shows it, {@code jvm-default} if nothing set it, or {@code unknown}. */
-    private static String setVmOption(String name, java.util.function.UnaryOperator<String> format) {
+    private static String vmOptionIfSet(String name, java.util.function.UnaryOperator<String> format) {
         try {
             VMOption option = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(name);
             if (option.getOrigin() == VMOption.Origin.DEFAULT) {

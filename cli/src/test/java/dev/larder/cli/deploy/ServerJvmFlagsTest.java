@@ -34,19 +34,19 @@ class ServerJvmFlagsTest {
 
     @Test
     void theReadmesCommandRunsTheServerWithTheseFlags() {
-        List<Set<String>> commands = serveCommands(Repo.text("README.md"));
-        assertFalse(commands.isEmpty(), "README.md has a `java ... -jar cli/target/larder.jar serve` command");
-        for (Set<String> flags : commands) {
-            assertEquals(SERVER_FLAGS, flags, "README.md");
-        }
+        assertEveryServerCommandHasTheseFlags("README.md");
     }
 
     @Test
     void theBenchmarkingGuidesServersGetTheseFlags() {
-        List<Set<String>> commands = serveCommands(Repo.text("docs/benchmarking.md"));
-        assertFalse(commands.isEmpty(), "docs/benchmarking.md starts servers with `java ... -jar ... serve`");
+        assertEveryServerCommandHasTheseFlags("docs/benchmarking.md");
+    }
+
+    private static void assertEveryServerCommandHasTheseFlags(String file) {
+        List<Set<String>> commands = serveCommands(Repo.text(file));
+        assertFalse(commands.isEmpty(), file + " has a `java ... -jar cli/target/larder.jar serve` command");
         for (Set<String> flags : commands) {
-            assertEquals(SERVER_FLAGS, flags, "docs/benchmarking.md");
+            assertEquals(SERVER_FLAGS, flags, file);
         }
     }
 
