@@ -44,7 +44,7 @@ class ServerJvmFlagsTest {
 
     private static void assertEveryServerCommandHasTheseFlags(String file) {
         List<Set<String>> commands = serveCommands(Repo.text(file));
-        assertFalse(commands.isEmpty(), file + " has a `java ... -jar cli/target/larder.jar serve` command");
+        assertFalse(commands.isEmpty(), file + " has a `java ... -jar ... serve` command");
         for (Set<String> flags : commands) {
             assertEquals(SERVER_FLAGS, flags, file);
         }
