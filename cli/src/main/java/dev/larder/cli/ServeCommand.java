@@ -60,7 +60,10 @@ public final class ServeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger("larder");
     private static final int CORES = Runtime.getRuntime().availableProcessors();
-    private static final Duration METRICS_CLOCK_RESOLUTION = Duration.ofMillis(10);
+    // The metrics' windows rotate every 20 s, so a wall time 100 ms stale changes nothing. At 10 ms the clock's
+    // thread woke 100 times a second on the event loop's core and took 0.7% of it at the tail benchmark's rates
+    // (68 us a wake-up on this VM; docs/performance.md, "Session 37").
+    private static final Duration METRICS_CLOCK_RESOLUTION = Duration.ofMillis(100);
 
     @Spec
     CommandSpec spec;

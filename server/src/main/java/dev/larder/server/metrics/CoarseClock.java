@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Every timer {@code record()} reads the wall clock twice (to rotate its max and its histogram windows, whose
  * periods are tens of seconds), and on virtual machines {@code currentTimeMillis()} costs tens of nanoseconds: with
- * four timers per request that was about 40% of what recording costs. A 10 ms stale value changes nothing for
- * windows that long. Monotonic time (used to time samples) stays exact.
+ * four timers per request that was about 40% of what recording costs. A value stale by the resolution (100 ms in
+ * {@code serve}) changes nothing for windows that long. Monotonic time (used to time samples) stays exact.
  *
  * <p>{@link #fastForward} makes a clock whose wall time runs faster, for the JIT warm-up's throwaway registry: its
  * windows then rotate during the warm-up, so C2 compiles the rotation as a branch that is taken. With a real clock
