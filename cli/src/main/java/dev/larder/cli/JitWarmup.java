@@ -44,6 +44,23 @@ final class JitWarmup {
     /** How much faster the throwaway registry's wall clock runs than real time. */
     static final long WALL_CLOCK_SPEED = 64;
 
+    /**
+     * The timer soak at the end of the warm-up: this many idle connections, each with its timeout check every
+     * {@link #TIMER_SOAK_PERIOD}, held until the JIT has been quiet for {@link #JIT_QUIET} (at least
+     * {@link #TIMER_SOAK_MIN}, at most {@link #TIMER_SOAK_MAX}). At the real period (a second per connection) the check
+     * and Netty's timer code (the scheduled task's run, its priority queue) crossed C2's thresholds minutes into a
+     * load, and their compilations landed in the tail benchmark's phases, one of them at the first PUT to GET switch
+     * in every round (docs/performance.md, "Session 38"). Waiting for quiet matters: C2's thresholds grow with its
+     * queue, which the warm-up leaves long, so in a fixed second the smaller of those methods were not compiled yet.
+     * The warm-up's own connections keep the real period: checked every millisecond through the whole warm-up, they
+     * made it 10-70% longer on one core, since most of those checks found the loop asleep.
+     */
+    static final int TIMER_SOAK_CONNECTIONS = 64;
+    static final Duration TIMER_SOAK_PERIOD = Duration.ofMillis(1);
+    static final Duration TIMER_SOAK_MIN = Duration.ofSeconds(1);
+    static final Duration TIMER_SOAK_MAX = Duration.ofSeconds(6);
+    static final Duration JIT_QUIET = Duration.ofMillis(500);
+
     private JitWarmup() {
     }
 
@@ -62,7 +79,8 @@ final class JitWarmup {
             List<ServerOptions> paths = requestPaths(loopback);
             long share = (requests + paths.size() - 1) / paths.size();
             for (int i = 0; i < paths.size(); i++) {
-                warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share, clockResolution);
+                warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share, clockResolution,
+                        i == paths.size() - 1);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
@@ -86,7 +104,7 @@ final class JitWarmup {
     }
 
     private static void warm(ServerOptions loopback, StoreOptions storeOptions, Path dir, boolean metrics,
-                             long requests, Duration clockResolution) throws IOException {
+                             long requests, Duration clockResolution, boolean soakTimers) throws IOException {
         StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
                 storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground(),
                 StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, true, StoreOptions.DEFAULT_MEMTABLES,
@@ -97,9 +115,9 @@ final class JitWarmup {
         PrometheusMeterRegistry registry = metrics
                 ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
         LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
+        ServerObserver observer = meters != null ? meters.observer() : ServerObserver.NOOP;
         try (RocksDbStore store = RocksDbStore.open(scratch);
-             LarderServer server = LarderServer.start(loopback, store,
-                     meters != null ? meters.observer() : ServerObserver.NOOP)) {
+             LarderServer server = LarderServer.start(loopback, store, observer)) {
             if (meters != null) {
                 meters.bindServer(server);
                 meters.bindStore(store.stats());
@@ -113,6 +131,14 @@ final class JitWarmup {
                         new ArrayList<>(endpoints.keySet())).run(requests);
             } finally {
                 admin.close();
+            }
+            if (soakTimers) {
+                // Its own listener, so that only the soak's connections are checked that often.
+                ServerOptions soakOptions = loopback.toBuilder().timeoutCheckPeriod(TIMER_SOAK_PERIOD).build();
+                try (LarderServer soak = LarderServer.start(soakOptions, store, observer)) {
+                    new PipelineWarmup(soak.localAddress()).holdConnections(TIMER_SOAK_CONNECTIONS,
+                            () -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX));
+                }
             }
         } finally {
             if (meters != null) {

@@ -10,10 +10,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The default warm-up as the jar runs it: done before the listener opens, invisible in the data and metrics. */
+/**
+ * The default warm-up as the jar runs it: done before the listener opens, invisible in the data and metrics, and
+ * with the timer tasks compiled by then.
+ */
 class JitWarmupIT {
 
     @TempDir
@@ -40,6 +46,30 @@ class JitWarmupIT {
             String metrics = get(larder.adminUrl() + "/metrics").body();
             assertFalse(metrics.contains("uri=\"/v0/entity\""), "warm-up requests counted in the metrics");
             assertEquals(200, get(larder.adminUrl() + "/health/ready").statusCode());
+        }
+    }
+
+    /**
+     * Netty's scheduled-task path and the connection's timeout check, which run a few times a second per connection,
+     * reached C2 minutes into a load at the real periods; the warm-up runs them every millisecond so that C2 has them
+     * before the listener opens. {@code -XX:+PrintCompilation} prints a line when a method's compilation starts, with
+     * its tier (4 = C2).
+     */
+    @Test
+    void theTimerTasksAreCompiledByC2BeforeTheListenerOpens() throws Exception {
+        List<String> command = List.of("java", "-Xmx256m", "-XX:+PrintCompilation", "-jar",
+                LarderProcess.jar().toString(), "serve", "--port", "0", "--data-dir", dir.resolve("data").toString(),
+                "--admin-port", "0", "--warmup-requests", "60000");
+        try (LarderProcess larder = LarderProcess.exec(command, Map.of())) {
+            String out = larder.output();
+            int listening = out.indexOf("larder started: ");
+            assertTrue(listening >= 0, out);
+            String beforeListening = out.substring(0, listening);
+            for (String method : List.of("io.netty.util.concurrent.ScheduledFutureTask::run",
+                    "dev.larder.server.http.ConnectionTimeouts::check")) {
+                Pattern c2 = Pattern.compile("(?m)^\\s*\\d+\\s+\\d+\\s+[%sbn! ]*4\\s+" + Pattern.quote(method) + " ");
+                assertTrue(c2.matcher(beforeListening).find(), method + " not compiled by C2 before listening");
+            }
         }
     }
 }

@@ -174,6 +174,38 @@ public final class PipelineWarmup {
     }
 
     /**
+     * Opens {@code count} connections, asks each for {@code /v0/status}, runs {@code whileHeld} with them open and idle,
+     * and asks each once more before closing it: meanwhile the server runs each one's timeout check as often as its
+     * options say, and the second answer proves the checks left live connections alone.
+     *
+     * @throws IOException           when a connection fails
+     * @throws IllegalStateException when an answer is not 200
+     */
+    public void holdConnections(int count, Runnable whileHeld) throws IOException {
+        List<Connection> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                held.add(Connection.open(address));
+            }
+            askStatus(held, 0);
+            whileHeld.run();
+            askStatus(held, 1);
+        } finally {
+            for (Connection c : held) {
+                c.close();
+            }
+        }
+    }
+
+    private static void askStatus(List<Connection> connections, int turn) throws IOException {
+        for (int i = 0; i < connections.size(); i++) {
+            Step status = new Step(get("/v0/status", HEADER_SHAPES[(i + turn) % HEADER_SHAPES.length]), 200);
+            connections.get(i).send(status.request().getBytes(StandardCharsets.US_ASCII));
+            expect(status, readResponse(connections.get(i).in()));
+        }
+    }
+
+    /**
      * One request on each shaped connection, all in flight together: PUTs in the first round (so the GETs after it
      * find their key), then PUTs and GETs by turns, every other one written in three fragments (cut inside the request
      * line, then in a PUT's body or a GET's headers) with a pause between them.

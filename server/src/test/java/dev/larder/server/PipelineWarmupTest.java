@@ -18,10 +18,13 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -139,5 +142,30 @@ class PipelineWarmupTest {
             closed = server.address();
         }
         assertThrows(java.io.IOException.class, () -> new PipelineWarmup(closed).run(10));
+    }
+
+    @Test
+    void heldConnectionsSurviveTimeoutChecksEveryMillisecondAndAnIdleTimeoutClosesThem() throws Exception {
+        AtomicLong closed = new AtomicLong();
+        ServerObserver connections = new ServerObserver() {
+            @Override
+            public void connectionClosed() {
+                closed.incrementAndGet();
+            }
+        };
+        Runnable hold300ms = () -> LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+        try (TestServer server = new TestServer(dir.resolve("held"),
+                o -> o.timeoutCheckPeriod(Duration.ofMillis(1)), s -> s, connections)) {
+            new PipelineWarmup(server.address()).holdConnections(16, hold300ms);
+        }
+        // The same hold against a 100 ms idle timeout: the checks close the idle connections, and the second round
+        // of questions finds them gone.
+        try (TestServer server = new TestServer(dir.resolve("idle"),
+                o -> o.idleTimeout(Duration.ofMillis(100)).timeoutCheckPeriod(Duration.ofMillis(1)), s -> s,
+                connections)) {
+            closed.set(0);
+            assertThrows(IOException.class, () -> new PipelineWarmup(server.address()).holdConnections(16, hold300ms));
+            assertTrue(closed.get() > 0, "the idle timeout closed none of the held connections");
+        }
     }
 }

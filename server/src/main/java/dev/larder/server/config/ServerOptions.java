@@ -34,6 +34,9 @@ import java.util.Objects;
  * @param ioCoalesce         how long an event loop with nothing left to do waits before it blocks for I/O, so that
  *                           one wake-up serves what arrives meanwhile (only under moderate load);
  *                           {@link Duration#ZERO} = block at once
+ * @param timeoutCheckPeriod how often each connection's read and idle timeouts are checked; {@link Duration#ZERO} =
+ *                           a quarter of the shorter timeout, between 10 ms and 1 s. Not a flag: the JIT warm-up
+ *                           sets 1 ms so that the check and Netty's timer code are compiled before serving
  */
 public record ServerOptions(
         String host,
@@ -56,7 +59,8 @@ public record ServerOptions(
         LimitAlgorithm limitAlgorithm,
         int inlineBatch,
         Duration foregroundSlice,
-        Duration ioCoalesce) {
+        Duration ioCoalesce,
+        Duration timeoutCheckPeriod) {
 
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
     public static final int MIN_QUEUE_SIZE = 16;
@@ -98,6 +102,7 @@ public record ServerOptions(
         Objects.requireNonNull(limitAlgorithm, "limitAlgorithm");
         Objects.requireNonNull(foregroundSlice, "foregroundSlice");
         Objects.requireNonNull(ioCoalesce, "ioCoalesce");
+        Objects.requireNonNull(timeoutCheckPeriod, "timeoutCheckPeriod");
         check(port >= 0 && port <= 65535, "port", port, "0..65535");
         check(ioThreads > 0, "io-threads", ioThreads, "> 0");
         check(workers >= 0, "workers", workers, ">= 0");
@@ -117,6 +122,7 @@ public record ServerOptions(
                 "off, or 100us to 100ms");
         check(offOrBetween(ioCoalesce, MIN_IO_COALESCE, MAX_IO_COALESCE), "io-coalesce", ioCoalesce,
                 "off, or 10us to 5ms");
+        check(!timeoutCheckPeriod.isNegative(), "timeout-check-period", timeoutCheckPeriod, ">= 0");
         check(rejection != RejectionMode.ADAPTIVE || workers > 0, "rejection", rejection.flag(),
                 "not adaptive with --workers 0: there are no workers to limit");
     }
@@ -161,6 +167,7 @@ public record ServerOptions(
         b.inlineBatch = inlineBatch;
         b.foregroundSlice = foregroundSlice;
         b.ioCoalesce = ioCoalesce;
+        b.timeoutCheckPeriod = timeoutCheckPeriod;
         return b;
     }
 
@@ -197,6 +204,7 @@ public record ServerOptions(
         private int inlineBatch = DEFAULT_INLINE_BATCH;
         private Duration foregroundSlice = DEFAULT_FOREGROUND_SLICE;
         private Duration ioCoalesce = DEFAULT_IO_COALESCE;
+        private Duration timeoutCheckPeriod = Duration.ZERO;
 
         private Builder(int cores) {
             ioThreads = cores;
@@ -224,12 +232,13 @@ public record ServerOptions(
         public Builder inlineBatch(int v) { inlineBatch = v; return this; }
         public Builder foregroundSlice(Duration v) { foregroundSlice = v; return this; }
         public Builder ioCoalesce(Duration v) { ioCoalesce = v; return this; }
+        public Builder timeoutCheckPeriod(Duration v) { timeoutCheckPeriod = v; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
                     maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch,
-                    foregroundSlice, ioCoalesce);
+                    foregroundSlice, ioCoalesce, timeoutCheckPeriod);
         }
     }
 }

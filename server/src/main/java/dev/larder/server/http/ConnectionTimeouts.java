@@ -21,23 +21,23 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
     private final ConnectionState state;
     private final long readTimeoutNanos;
     private final long idleTimeoutNanos;
+    private final long checkPeriodNanos;
     private ScheduledFuture<?> check;
     // When the outbound buffer last went over the high-water mark; 0 while the client keeps up.
     private long unwritableSince;
 
-    ConnectionTimeouts(ConnectionState state, long readTimeoutNanos, long idleTimeoutNanos) {
+    /** {@code checkPeriodNanos}: as {@link #checkPeriodNanos(long, long, long)} chooses. */
+    ConnectionTimeouts(ConnectionState state, long readTimeoutNanos, long idleTimeoutNanos, long checkPeriodNanos) {
         this.state = state;
         this.readTimeoutNanos = readTimeoutNanos;
         this.idleTimeoutNanos = idleTimeoutNanos;
+        this.checkPeriodNanos = checkPeriodNanos;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        long shortest = Math.min(readTimeoutNanos > 0 ? readTimeoutNanos : Long.MAX_VALUE,
-                idleTimeoutNanos > 0 ? idleTimeoutNanos : Long.MAX_VALUE);
-        if (shortest != Long.MAX_VALUE) {
-            long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(shortest / 4,
-                    TimeUnit.SECONDS.toNanos(1)));
+        long period = checkPeriodNanos(readTimeoutNanos, idleTimeoutNanos, checkPeriodNanos);
+        if (period > 0) {
             check = ctx.executor().scheduleAtFixedRate(() -> check(ctx), period, period, TimeUnit.NANOSECONDS);
         }
         super.channelActive(ctx);
@@ -85,6 +85,22 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
             }
             ctx.fireChannelRead(msg);
         }
+    }
+
+    /**
+     * How often a connection's timeouts are checked: {@code chosenNanos} when above 0, else a quarter of the shorter
+     * timeout between 10 ms and 1 s; 0 when both timeouts are off (no check at all).
+     */
+    static long checkPeriodNanos(long readTimeoutNanos, long idleTimeoutNanos, long chosenNanos) {
+        long shortest = Math.min(readTimeoutNanos > 0 ? readTimeoutNanos : Long.MAX_VALUE,
+                idleTimeoutNanos > 0 ? idleTimeoutNanos : Long.MAX_VALUE);
+        if (shortest == Long.MAX_VALUE) {
+            return 0;
+        }
+        if (chosenNanos > 0) {
+            return chosenNanos;
+        }
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(shortest / 4, TimeUnit.SECONDS.toNanos(1)));
     }
 
     private void check(ChannelHandlerContext ctx) {

@@ -52,7 +52,7 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
         pipeline.addLast("limiter", limiter);
         security.tlsHandler(channel).ifPresent(tls -> pipeline.addLast("tls", tls));
         pipeline.addLast("timeouts", new ConnectionTimeouts(state, options.readTimeout().toNanos(),
-                options.idleTimeout().toNanos()));
+                options.idleTimeout().toNanos(), options.timeoutCheckPeriod().toNanos()));
         pipeline.addLast("http-encoder", new HttpResponseEncoder());
         pipeline.addLast("http-decoder", new HttpRequestDecoder(decoderConfig));
         pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
