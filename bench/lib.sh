@@ -5,7 +5,8 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 
 # larder_start VAR JAR PORT LOG [serve flags...]
 # Starts `larder serve` pinned to SERVER_CPU, stores its pid in VAR and returns once /v0/status answers. A server
-# that does not answer within 30 s (a cold JVM on a busy machine can take several) ends the script with its log.
+# that does not answer within 90 s (as ServerHandle waits for the servers bench and tune start: the JIT warm-up alone
+# took 22-27 s on one core of session 38's machine) ends the script with its log.
 # SERVER_JAVA_OPTS (split on spaces) go to the server's JVM only, e.g. -XX:+LogCompilation for a probe: the client's
 # JVM must not pay for them. Unset, it is LARDER_SERVER_JVM_OPTS, the flags the README's command runs the server with
 # (LARDER_JVM_OPTS, the JIT flags the generator gets too, a 1 GiB young generation and promotion after two young
@@ -19,7 +20,7 @@ larder_start() {
   read -r -a jvm <<<"${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS}"
   taskset -c "$SERVER_CPU" java "${jvm[@]}" -jar "$jar" serve --port "$port" "$@" >"$log" 2>&1 &
   printf -v "$var" '%s' "$!"
-  for _ in $(seq 300); do
+  for _ in $(seq 900); do
     curl -sf "http://127.0.0.1:$port/v0/status" >/dev/null 2>&1 && return 0
     sleep 0.1
   done

@@ -53,7 +53,7 @@ final class JitWarmup {
      * in every round (docs/performance.md, "Session 38"). Waiting for quiet matters: C2's thresholds grow with its
      * queue, which the warm-up leaves long, so in a fixed second the smaller of those methods were not compiled yet.
      * The warm-up's own connections keep the real period: checked every millisecond through the whole warm-up, they
-     * made it 10-70% longer on one core, since most of those checks found the loop asleep.
+     * made it 22.5-27.8 s long on one core against 18.5-21.9 s, since most of those checks found the loop asleep.
      */
     static final int TIMER_SOAK_CONNECTIONS = 64;
     static final Duration TIMER_SOAK_PERIOD = Duration.ofMillis(1);
