@@ -65,11 +65,11 @@ class JitWarmupIT {
             int listening = out.indexOf("larder started: ");
             assertTrue(listening >= 0, out);
             String beforeListening = out.substring(0, listening);
-            for (String method : List.of("io.netty.util.concurrent.ScheduledFutureTask::run",
-                    "dev.larder.server.http.ConnectionTimeouts::check")) {
-                Pattern c2 = Pattern.compile("(?m)^\\s*\\d+\\s+\\d+\\s+[%sbn! ]*4\\s+" + Pattern.quote(method) + " ");
-                assertTrue(c2.matcher(beforeListening).find(), method + " not compiled by C2 before listening");
-            }
+            // The root of every timer task's run; the check itself may be compiled only inlined into it (CI saw
+            // that once), so it is not asserted on its own.
+            String method = "io.netty.util.concurrent.ScheduledFutureTask::run";
+            Pattern c2 = Pattern.compile("(?m)^\\s*\\d+\\s+\\d+\\s+[%sbn! ]*4\\s+" + Pattern.quote(method) + " ");
+            assertTrue(c2.matcher(beforeListening).find(), method + " not compiled by C2 before listening");
         }
     }
 }
