@@ -26,7 +26,10 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
     // When the outbound buffer last went over the high-water mark; 0 while the client keeps up.
     private long unwritableSince;
 
-    /** {@code checkPeriodNanos}: as {@link #checkPeriodNanos(long, long, long)} chooses. */
+    /**
+     * {@code checkPeriodNanos}: as {@link #checkPeriodNanos(long, long, long)} derives it, once per listener (every
+     * connection of a listener is checked as often); 0 = no check.
+     */
     ConnectionTimeouts(ConnectionState state, long readTimeoutNanos, long idleTimeoutNanos, long checkPeriodNanos) {
         this.state = state;
         this.readTimeoutNanos = readTimeoutNanos;
@@ -36,9 +39,9 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        long period = checkPeriodNanos(readTimeoutNanos, idleTimeoutNanos, checkPeriodNanos);
-        if (period > 0) {
-            check = ctx.executor().scheduleAtFixedRate(() -> check(ctx), period, period, TimeUnit.NANOSECONDS);
+        if (checkPeriodNanos > 0) {
+            check = ctx.executor().scheduleAtFixedRate(() -> check(ctx), checkPeriodNanos, checkPeriodNanos,
+                    TimeUnit.NANOSECONDS);
         }
         super.channelActive(ctx);
     }

@@ -33,6 +33,7 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
     private final ConnectionLimiter limiter;
     private final HttpDecoderConfig decoderConfig;
     private final ListenerSecurity security;
+    private final long timeoutCheckNanos;
 
     public LarderServerInitializer(ServerContext server, ConnectionLimiter limiter, ListenerSecurity security) {
         this.server = server;
@@ -42,6 +43,9 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
                 .setMaxInitialLineLength(server.options.maxRequestLine())
                 .setMaxHeaderSize(server.options.maxHeaderSize())
                 .setMaxChunkSize(64 * 1024);
+        ServerOptions options = server.options;
+        this.timeoutCheckNanos = ConnectionTimeouts.checkPeriodNanos(options.readTimeout().toNanos(),
+                options.idleTimeout().toNanos(), options.timeoutCheckPeriod().toNanos());
     }
 
     @Override
@@ -52,7 +56,7 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
         pipeline.addLast("limiter", limiter);
         security.tlsHandler(channel).ifPresent(tls -> pipeline.addLast("tls", tls));
         pipeline.addLast("timeouts", new ConnectionTimeouts(state, options.readTimeout().toNanos(),
-                options.idleTimeout().toNanos(), options.timeoutCheckPeriod().toNanos()));
+                options.idleTimeout().toNanos(), timeoutCheckNanos));
         pipeline.addLast("http-encoder", new HttpResponseEncoder());
         pipeline.addLast("http-decoder", new HttpRequestDecoder(decoderConfig));
         pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
