@@ -72,6 +72,13 @@ final class JitWarmup {
     static final long LOAD_REQUESTS = 20_000;
     static final int LOAD_CONNECTIONS = 64;
 
+    /**
+     * The warm-up listeners' connection limit when {@code --max-connections} is lower: the soak and the load open 64
+     * connections each, and under a lower limit their first request was answered 503, so the server started with no
+     * warm-up at all (it logs the failure and goes on).
+     */
+    static final int WARMUP_MAX_CONNECTIONS = 256;
+
     private JitWarmup() {
     }
 
@@ -86,7 +93,8 @@ final class JitWarmup {
             throw new UncheckedIOException("warm-up: cannot create a temporary directory", e);
         }
         try {
-            ServerOptions loopback = options.toBuilder().host("127.0.0.1").port(0).build();
+            ServerOptions loopback = options.toBuilder().host("127.0.0.1").port(0)
+                    .maxConnections(Math.max(options.maxConnections(), WARMUP_MAX_CONNECTIONS)).build();
             List<ServerOptions> paths = requestPaths(loopback);
             long share = (requests + paths.size() - 1) / paths.size();
             for (int i = 0; i < paths.size(); i++) {

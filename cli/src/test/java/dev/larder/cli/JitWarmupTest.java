@@ -2,9 +2,15 @@ package dev.larder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+
 import dev.larder.server.config.ServerOptions;
+import dev.larder.storage.StoreOptions;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Which request paths the warm-up compiles: with the loop running quick calls, the worker's path as well. */
 class JitWarmupTest {
@@ -26,5 +32,13 @@ class JitWarmupTest {
         assertEquals(List.of(handOver), JitWarmup.requestPaths(handOver));
         ServerOptions sync = ServerOptions.builder(2).workers(0).build();
         assertEquals(List.of(sync), JitWarmup.requestPaths(sync));
+    }
+
+    @Test
+    void aLowConnectionLimitDoesNotStopTheWarmup(@TempDir Path dir) {
+        // The soak and the load hold 64 connections each; the limit is the server's, not the warm-up's.
+        ServerOptions options = ServerOptions.builder(2).maxConnections(4).build();
+        assertDoesNotThrow(() -> JitWarmup.run(options, StoreOptions.defaults(dir.resolve("data")), false, 2_000,
+                Duration.ofMillis(100)));
     }
 }
