@@ -67,7 +67,8 @@ final class JitWarmup {
      * request rounds end with C2's queue long, and C2's thresholds grow with its queue, so the workers' path (their
      * runs, the answers' hand-back, the batched read) was left at C1 and compiled by C2 under the first load that
      * handed requests over (docs/performance.md, "Session 38": a 4.7 s switch). In alternating probes it held more
-     * phases under 10 ms than without it, though C2 still has most of that path only under load ("Session 39").
+     * phases under 10 ms than without it; full tail rounds did not tell the two apart, and C2 still has most of that
+     * path only under load ("Session 39").
      */
     static final long LOAD_REQUESTS = 20_000;
     static final int LOAD_CONNECTIONS = 64;

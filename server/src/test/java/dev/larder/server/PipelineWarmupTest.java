@@ -37,12 +37,7 @@ class PipelineWarmupTest {
     @Test
     void everyRequestKindIsAnsweredAndTheWarmupKeysAreGoneAfterwards() throws Exception {
         AtomicLong requests = new AtomicLong();
-        ServerObserver counting = new ServerObserver() {
-            @Override
-            public void requestCompleted(String method, String route, int status, long nanos) {
-                requests.incrementAndGet();
-            }
-        };
+        ServerObserver counting = countingRequests(requests);
         // The sync mode, workers with every request handed over, and the default (quick calls on the loop).
         for (int[] config : new int[][] {{0, 0}, {2, 0}, {2, ServerOptions.DEFAULT_INLINE_BATCH}}) {
             int workers = config[0];
@@ -63,12 +58,7 @@ class PipelineWarmupTest {
     @Test
     void aLoadIsAnsweredWholeAndLeavesNoKeyBehind() throws Exception {
         AtomicLong requests = new AtomicLong();
-        ServerObserver counting = new ServerObserver() {
-            @Override
-            public void requestCompleted(String method, String route, int status, long nanos) {
-                requests.incrementAndGet();
-            }
-        };
+        ServerObserver counting = countingRequests(requests);
         try (TestServer server = new TestServer(dir.resolve("load"), o -> o.workers(2).inlineBatch(0), s -> s,
                 counting)) {
             long sent = new PipelineWarmup(server.address()).load(32, 3_000);
@@ -144,6 +134,16 @@ class PipelineWarmupTest {
                 admin.close();
             }
         }
+    }
+
+    /** An observer that adds each completed request to {@code requests}. */
+    private static ServerObserver countingRequests(AtomicLong requests) {
+        return new ServerObserver() {
+            @Override
+            public void requestCompleted(String method, String route, int status, long nanos) {
+                requests.incrementAndGet();
+            }
+        };
     }
 
     private static AdminEndpoint counting(AtomicLong count) {
