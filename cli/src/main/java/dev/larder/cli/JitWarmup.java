@@ -62,21 +62,9 @@ final class JitWarmup {
     static final Duration JIT_QUIET = Duration.ofMillis(500);
 
     /**
-     * After the soak, a load shaped as a benchmark's (this many requests over {@link #LOAD_CONNECTIONS} connections
-     * with one request in flight each, PUT and GET rounds), handed to the workers, then another wait for quiet. The
-     * request rounds end with C2's queue long, and C2's thresholds grow with its queue, so the workers' path (their
-     * runs, the answers' hand-back, the batched read) was left at C1 and compiled by C2 under the first load that
-     * handed requests over (docs/performance.md, "Session 38": a 4.7 s switch). In alternating probes it held more
-     * phases under 10 ms than without it; full tail rounds did not tell the two apart, and C2 still has most of that
-     * path only under load ("Session 39").
-     */
-    static final long LOAD_REQUESTS = 20_000;
-    static final int LOAD_CONNECTIONS = 64;
-
-    /**
-     * The warm-up listeners' connection limit when {@code --max-connections} is lower: the soak and the load open 64
-     * connections each, and under a lower limit their first request was answered 503, so the server started with no
-     * warm-up at all (it logs the failure and goes on).
+     * The warm-up listeners' connection limit when {@code --max-connections} is lower: the request rounds and the soak
+     * open up to 64 connections, and under a lower limit their first request was answered 503, so the server started
+     * with no warm-up at all (it logs the failure and goes on).
      */
     static final int WARMUP_MAX_CONNECTIONS = 256;
 
@@ -153,28 +141,17 @@ final class JitWarmup {
                 admin.close();
             }
             if (soakTimers) {
-                soakThenLoad(loopback, store, observer, Math.min(requests, LOAD_REQUESTS));
+                // Its own listener, so that only the soak's connections are checked that often.
+                ServerOptions soakOptions = loopback.toBuilder().timeoutCheckPeriod(TIMER_SOAK_PERIOD).build();
+                try (LarderServer soak = LarderServer.start(soakOptions, store, observer)) {
+                    new PipelineWarmup(soak.localAddress()).holdConnections(TIMER_SOAK_CONNECTIONS,
+                            () -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX));
+                }
             }
         } finally {
             if (meters != null) {
                 meters.close();
             }
-        }
-    }
-
-    /**
-     * The timer soak, then the load: on a listener of its own, so that only the soak's connections are checked that
-     * often, and that hands every request to the workers, since the last request path may run them all on the loop.
-     */
-    private static void soakThenLoad(ServerOptions loopback, RocksDbStore store, ServerObserver observer,
-                                     long requests) throws IOException {
-        ServerOptions soakOptions = loopback.toBuilder().timeoutCheckPeriod(TIMER_SOAK_PERIOD).inlineBatch(0).build();
-        try (LarderServer soak = LarderServer.start(soakOptions, store, observer)) {
-            PipelineWarmup warmup = new PipelineWarmup(soak.localAddress());
-            warmup.holdConnections(TIMER_SOAK_CONNECTIONS,
-                    () -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX));
-            warmup.load(LOAD_CONNECTIONS, requests);
-            JitQuiet.await(Duration.ZERO, JIT_QUIET, TIMER_SOAK_MAX);
         }
     }
 

@@ -34,8 +34,6 @@ public final class PipelineWarmup {
 
     private static final int ROUNDS_PER_WRITE = 16;
     private static final int SHAPED_CONNECTIONS = 8;
-    /** {@link #load}'s rounds of one kind before it switches. */
-    private static final int LOAD_BLOCK = 8;
     /** Long enough for the server to read one fragment before the next arrives. */
     private static final long FRAGMENT_PAUSE_NANOS = 200_000;
     private static final String VALUE = "v".repeat(64);
@@ -172,51 +170,6 @@ public final class PipelineWarmup {
     }
 
     /**
-     * Sends at least {@code requests} requests the way a load generator does: {@code connections} connections, each
-     * with one request in flight, all PUTs for {@link #LOAD_BLOCK} rounds, then all GETs for as many, and so on, with
-     * every answer checked; each connection deletes its key at the end. Requests of one kind arriving together reach
-     * a worker as runs of like calls, which it writes as one batch or reads with one MultiGet.
-     *
-     * @return the number of requests sent
-     * @throws IOException           when a connection fails
-     * @throws IllegalStateException when an answer has an unexpected status
-     */
-    public long load(int connections, long requests) throws IOException {
-        List<Connection> open = new ArrayList<>();
-        long sent = 0;
-        try {
-            for (int i = 0; i < connections; i++) {
-                open.add(Connection.open(address));
-            }
-            String[] headers = HEADER_SHAPES[0];
-            for (int round = 0; sent < requests; round++) {
-                boolean put = (round / LOAD_BLOCK & 1) == 0;
-                List<Step> steps = new ArrayList<>(connections);
-                for (int i = 0; i < connections; i++) {
-                    String id = loadId(i);
-                    Step step = put ? new Step(put(id, headers), 201)
-                            : new Step(get("/v0/entity?id=" + id, headers), 200);
-                    steps.add(step);
-                    open.get(i).send(step.request().getBytes(StandardCharsets.US_ASCII));
-                }
-                for (int i = 0; i < connections; i++) {
-                    expect(steps.get(i), readResponse(open.get(i).in()));
-                }
-                sent += connections;
-            }
-            for (int i = 0; i < connections; i++) {
-                ask(open.get(i), new Step(delete(loadId(i), headers), 202));
-                sent++;
-            }
-        } finally {
-            for (Connection c : open) {
-                c.close();
-            }
-        }
-        return sent;
-    }
-
-    /**
      * Opens {@code count} connections, asks each for {@code /v0/status}, runs {@code whileHeld} with them open and idle,
      * and asks each once more before closing it: meanwhile the server runs each one's timeout check as often as its
      * options say, and the second answer proves the checks left live connections alone.
@@ -299,10 +252,6 @@ public final class PipelineWarmup {
                 Arrays.copyOfRange(request, 0, first),
                 Arrays.copyOfRange(request, first, second),
                 Arrays.copyOfRange(request, second, request.length)};
-    }
-
-    private static String loadId(int connection) {
-        return "%00larder-warmup-load-" + connection;
     }
 
     private static String shapedId(int connection) {

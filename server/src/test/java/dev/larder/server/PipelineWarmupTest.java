@@ -56,22 +56,6 @@ class PipelineWarmupTest {
     }
 
     @Test
-    void aLoadIsAnsweredWholeAndLeavesNoKeyBehind() throws Exception {
-        AtomicLong requests = new AtomicLong();
-        ServerObserver counting = countingRequests(requests);
-        try (TestServer server = new TestServer(dir.resolve("load"), o -> o.workers(2).inlineBatch(0), s -> s,
-                counting)) {
-            long sent = new PipelineWarmup(server.address()).load(32, 3_000);
-            // Whole rounds of 32, then one DELETE per connection.
-            assertTrue(sent >= 3_000 + 32 && sent % 32 == 0, "sent " + sent);
-            assertEquals(sent, requests.get(), "the server answered every request of the load");
-            try (RangeCursor all = server.store.range(new byte[0], null)) {
-                assertFalse(all.next(), "a load key was left in the store");
-            }
-        }
-    }
-
-    @Test
     void connectionsComeAndGoThroughoutTheWarmup() throws Exception {
         AtomicLong opened = new AtomicLong();
         AtomicLong closed = new AtomicLong();
