@@ -4,7 +4,8 @@ SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 
 # larder_start VAR JAR PORT LOG [serve flags...]
-# Starts `larder serve` pinned to SERVER_CPU, stores its pid in VAR and returns once /v0/status answers. A server
+# Starts `larder serve` pinned to SERVER_CPU, stores its pid in VAR and returns once /v0/status answers (over
+# LARDER_START_SCHEME, http unless set: https for a server given --tls-cert, whose certificate is not checked). A server
 # that does not answer within 90 s (as ServerHandle waits for the servers bench and tune start: the JIT warm-up alone
 # took 22-27 s on one core of session 38's machine) ends the script with its log.
 # SERVER_JAVA_OPTS (split on spaces) go to the server's JVM only, e.g. -XX:+LogCompilation for a probe: the client's
@@ -21,7 +22,7 @@ larder_start() {
   taskset -c "$SERVER_CPU" java "${jvm[@]}" -jar "$jar" serve --port "$port" "$@" >"$log" 2>&1 &
   printf -v "$var" '%s' "$!"
   for _ in $(seq 900); do
-    curl -sf "http://127.0.0.1:$port/v0/status" >/dev/null 2>&1 && return 0
+    curl -skf "${LARDER_START_SCHEME:-http}://127.0.0.1:$port/v0/status" >/dev/null 2>&1 && return 0
     sleep 0.1
   done
   echo "larder on port $port did not start:" >&2

@@ -30,20 +30,10 @@ TLS=(--tls-cert "$work/cert.pem" --tls-key "$work/key.pem")
 start() { # var port scheme flags...
   local var=$1 port=$2 scheme=$3
   shift 3
-  local jvm=()
-  read -r -a jvm <<<"${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS}"
   # shellcheck disable=SC2086
-  taskset -c "$SERVER_CPU" java "${jvm[@]}" -jar "$JAR" serve --port "$port" --admin-port 0 --data-dir "$work/data-$port" \
-    ${EXTRA:-} "$@" >"$work/$port.log" 2>&1 &
-  printf -v "$var" '%s' "$!"
-  pids+=("$!")
-  for _ in $(seq 600); do
-    curl -skf "$scheme://127.0.0.1:$port/v0/status" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "larder on port $port did not start:" >&2
-  cat "$work/$port.log" >&2
-  exit 1
+  LARDER_START_SCHEME=$scheme larder_start "$var" "$JAR" "$port" "$work/$port.log" --admin-port 0 \
+    --data-dir "$work/data-$port" ${EXTRA:-} "$@"
+  pids+=("${!var}")
 }
 EXTRA=${1:-}
 start plain 18080 http

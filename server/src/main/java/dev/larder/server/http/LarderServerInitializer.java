@@ -33,6 +33,8 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
     private final ConnectionLimiter limiter;
     private final HttpDecoderConfig decoderConfig;
     private final ListenerSecurity security;
+    private final long readTimeoutNanos;
+    private final long idleTimeoutNanos;
     private final long timeoutCheckNanos;
 
     public LarderServerInitializer(ServerContext server, ConnectionLimiter limiter, ListenerSecurity security) {
@@ -44,8 +46,10 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
                 .setMaxHeaderSize(server.options.maxHeaderSize())
                 .setMaxChunkSize(64 * 1024);
         ServerOptions options = server.options;
-        this.timeoutCheckNanos = ConnectionTimeouts.checkPeriodNanos(options.readTimeout().toNanos(),
-                options.idleTimeout().toNanos(), options.timeoutCheckPeriod().toNanos());
+        this.readTimeoutNanos = options.readTimeout().toNanos();
+        this.idleTimeoutNanos = options.idleTimeout().toNanos();
+        this.timeoutCheckNanos = ConnectionTimeouts.checkPeriodNanos(readTimeoutNanos, idleTimeoutNanos,
+                options.timeoutCheckPeriod().toNanos());
     }
 
     @Override
@@ -55,8 +59,8 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("limiter", limiter);
         security.tlsHandler(channel).ifPresent(tls -> pipeline.addLast("tls", tls));
-        pipeline.addLast("timeouts", new ConnectionTimeouts(state, options.readTimeout().toNanos(),
-                options.idleTimeout().toNanos(), timeoutCheckNanos));
+        pipeline.addLast("timeouts", new ConnectionTimeouts(state, readTimeoutNanos, idleTimeoutNanos,
+                timeoutCheckNanos));
         pipeline.addLast("http-encoder", new HttpResponseEncoder());
         pipeline.addLast("http-decoder", new HttpRequestDecoder(decoderConfig));
         pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
