@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every key is read back and explained against its history.
  *
  * <p>A small write buffer (64 KiB, with values of 0-8 KiB) makes RocksDB flush a memtable every twenty or so writes
- * and compact every four flushes, so cuts land on flushes and compactions too (each cut reports whether it caught
+ * and compact every sixteen flushes, so cuts land on flushes and compactions too (each cut reports whether it caught
  * one: see {@link PowerCutFs.Dropped#duringFlushOrCompaction()}).
  *
  * <ul>

@@ -55,6 +55,16 @@ public final class RocksDbStore implements Store, StoreStats {
     private static final ThreadLocal<DirectMemoryLookup> MEMORY_LOOKUPS =
             ThreadLocal.withInitial(DirectMemoryLookup::new);
 
+    /**
+     * Level-0 files that start a compaction into the level below (RocksDB's default: 4). Such a compaction rewrites
+     * every file of that level its keys overlap, which for keys spread over the whole range is all of it, so fewer,
+     * larger compactions rewrite the same data fewer times: with 16, the compactions the tail benchmark's write phases
+     * left running into its read phases (2-6 s of CPU each, at nice 19 on the core the requests need) no longer came
+     * in its phases at all (docs/performance.md, "Session 40"). What it costs: a lookup may probe up to 16 files'
+     * bloom filters in level 0 instead of 4 (0.1-0.5 us with 16, "Session 19").
+     */
+    static final int LEVEL0_COMPACTION_TRIGGER = 16;
+
     private final StampedLock lifecycle = new StampedLock();
     private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
     private final Statistics statistics;
@@ -141,6 +151,7 @@ public final class RocksDbStore implements Store, StoreStats {
                 // NewTableWarmer stops reading a compaction's output before it is installed, and every GET then missed
                 // the cache for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md, "Session 19").
                 // A lookup pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
+                .setLevel0FileNumCompactionTrigger(LEVEL0_COMPACTION_TRIGGER)
                 .setLevel0SlowdownWritesTrigger(40)
                 .setLevel0StopWritesTrigger(56)
                 .setBytesPerSync(1 << 20)
@@ -548,6 +559,21 @@ public final class RocksDbStore implements Store, StoreStats {
     /** Set when opening in sync mode dropped an incomplete record at the end of the log: what and why. */
     public Optional<String> walRecoveryWarning() {
         return Optional.ofNullable(walRecoveryWarning);
+    }
+
+    /** Table files in {@code level} now ({@code rocksdb.num-files-at-level<N>}, a text property); -1 once closed. */
+    long filesAtLevel(int level) {
+        long stamp = lifecycle.readLock();
+        try {
+            if (closed) {
+                return -1;
+            }
+            return Long.parseLong(db.getProperty("rocksdb.num-files-at-level" + level).trim());
+        } catch (RocksDBException e) {
+            throw wrap("property", e);
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
     }
 
     @Override

@@ -180,6 +180,38 @@ class RocksDbStoreTest {
     }
 
     /**
+     * Level 0 is compacted from {@link RocksDbStore#LEVEL0_COMPACTION_TRIGGER} files on, not from RocksDB's four: one
+     * file short of it no compaction is due, and the file that reaches it starts one, which empties level 0.
+     */
+    @Test
+    void levelZeroIsCompactedFromTheTriggersFileOn() throws Exception {
+        int trigger = RocksDbStore.LEVEL0_COMPACTION_TRIGGER;
+        for (int file = 0; file < trigger - 1; file++) {
+            flushOneFileSpanningEveryKey(file);
+        }
+        assertEquals(trigger - 1, store.filesAtLevel(0),
+                "level 0 was compacted below the trigger");
+        assertEquals(0, store.property("rocksdb.compaction-pending").orElseThrow(), "a compaction is due");
+        flushOneFileSpanningEveryKey(trigger - 1);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (store.filesAtLevel(0) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(0, store.filesAtLevel(0),
+                "no compaction emptied level 0 within 30 s of its " + trigger + "th file");
+        for (int file = 0; file < trigger; file++) {
+            assertArrayEquals(b("v" + file), store.get(b("m" + file)));
+        }
+    }
+
+    /** One level-0 file whose keys span the whole key range, as those of a write phase do. */
+    private void flushOneFileSpanningEveryKey(int file) {
+        store.write(new Batch().put(b("a"), b("v" + file)).put(b("m" + file), b("v" + file))
+                .put(b("z"), b("v" + file)));
+        store.flushMemtables();
+    }
+
+    /**
      * 38 level-0 files that no compaction has got to yet: past RocksDB's own stop trigger (36), at which every write
      * stops (and one that may not wait is refused), and under this store's slowdown trigger (40), so writes go on
      * while a starved compaction catches up. (RocksDB ignores the triggers while auto compactions are off, so they are
