@@ -58,10 +58,11 @@ public final class RocksDbStore implements Store, StoreStats {
     /**
      * Level-0 files that start a compaction into the level below (RocksDB's default: 4). Such a compaction rewrites
      * every file of that level its keys overlap, which for keys spread over the whole range is all of it, so fewer,
-     * larger compactions rewrite the same data fewer times: with 16, the compactions the tail benchmark's write phases
-     * left running into its read phases (2-6 s of CPU each, at nice 19 on the core the requests need) no longer came
-     * in its phases at all (docs/performance.md, "Session 40"). What it costs: a lookup may probe up to 16 files'
-     * bloom filters in level 0 instead of 4 (0.1-0.5 us with 16, "Session 19").
+     * larger compactions rewrite the same data fewer times. With 16, 240 s of PUTs cost 4.7 s of compaction CPU and a
+     * 6-file job still to come, against 23.3 s with 4; and the compactions the tail benchmark's write phases left
+     * running into its read phases (2-6 s of CPU each, at nice 19 on the core the requests need) were gone from its
+     * phases in four runs of six (docs/performance.md, "Session 40"). What it costs: a lookup may probe up to 16
+     * files' bloom filters in level 0 instead of 4 (0.1-0.5 us with 16, "Session 19").
      */
     static final int LEVEL0_COMPACTION_TRIGGER = 16;
 
