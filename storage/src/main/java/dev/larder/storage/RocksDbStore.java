@@ -562,30 +562,25 @@ public final class RocksDbStore implements Store, StoreStats {
         return Optional.ofNullable(walRecoveryWarning);
     }
 
-    /** Table files in {@code level} now ({@code rocksdb.num-files-at-level<N>}, a text property); -1 once closed. */
-    long filesAtLevel(int level) {
-        long stamp = lifecycle.readLock();
-        try {
-            if (closed) {
-                return -1;
-            }
-            return Long.parseLong(db.getProperty("rocksdb.num-files-at-level" + level).trim());
-        } catch (RocksDBException e) {
-            throw wrap("property", e);
-        } finally {
-            lifecycle.unlockRead(stamp);
-        }
+    /** Table files in {@code level} now ({@code rocksdb.num-files-at-level<N>}, a text property); empty once closed. */
+    OptionalLong filesAtLevel(int level) {
+        return readProperty("rocksdb.num-files-at-level" + level, true);
     }
 
     @Override
     public OptionalLong property(String name) {
+        return readProperty(name, false);
+    }
+
+    /** A property as a number: RocksDB's integer form, or its text form parsed; empty once closed or unknown. */
+    private OptionalLong readProperty(String name, boolean text) {
         long stamp = lifecycle.readLock();
         try {
             if (closed) {
                 return OptionalLong.empty();
             }
-            return OptionalLong.of(db.getLongProperty(name));
-        } catch (RocksDBException e) {
+            return OptionalLong.of(text ? Long.parseLong(db.getProperty(name).trim()) : db.getLongProperty(name));
+        } catch (RocksDBException | NumberFormatException e) {
             return OptionalLong.empty();
         } finally {
             lifecycle.unlockRead(stamp);

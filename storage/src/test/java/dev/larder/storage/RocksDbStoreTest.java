@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -106,11 +107,8 @@ class RocksDbStoreTest {
             }
             store.flushMemtables();
         }
-        long deadline = System.nanoTime() + 10_000_000_000L;
         // A flush's output is read on the warmer's own thread, after the flush has finished.
-        while (warm && store.tableWarmups()[0] < files && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        waitUntil(() -> !warm || store.tableWarmups()[0] >= files, 10);
         if (compact) {
             // A compaction's output is read on the compaction's thread before it is installed: no waiting.
             store.compactAll();
@@ -160,10 +158,7 @@ class RocksDbStoreTest {
             store.flushMemtables();
         }
         store.compactAll();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (store.tableWarmups()[1] == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        waitUntil(() -> store.tableWarmups()[1] > 0, 10);
         assertEquals(0, store.tableWarmups()[0]);
         assertTrue(store.tableWarmups()[1] >= 1);
     }
@@ -189,18 +184,23 @@ class RocksDbStoreTest {
         for (int file = 0; file < trigger - 1; file++) {
             flushOneFileSpanningEveryKey(file);
         }
-        assertEquals(trigger - 1, store.filesAtLevel(0),
+        assertEquals(trigger - 1, store.filesAtLevel(0).orElseThrow(),
                 "level 0 was compacted below the trigger");
         assertEquals(0, store.property("rocksdb.compaction-pending").orElseThrow(), "a compaction is due");
         flushOneFileSpanningEveryKey(trigger - 1);
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (store.filesAtLevel(0) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(0, store.filesAtLevel(0),
+        waitUntil(() -> store.filesAtLevel(0).orElseThrow() == 0, 30);
+        assertEquals(0, store.filesAtLevel(0).orElseThrow(),
                 "no compaction emptied level 0 within 30 s of its " + trigger + "th file");
         for (int file = 0; file < trigger; file++) {
             assertArrayEquals(b("v" + file), store.get(b("m" + file)));
+        }
+    }
+
+    /** Polls {@code done} until it holds or {@code seconds} have passed; the caller asserts what it waited for. */
+    private static void waitUntil(BooleanSupplier done, long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
         }
     }
 
