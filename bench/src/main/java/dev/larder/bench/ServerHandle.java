@@ -5,6 +5,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -19,6 +20,9 @@ import java.util.stream.Stream;
  * and {@link #close()} stops the process with SIGTERM and deletes the directory.
  */
 final class ServerHandle implements AutoCloseable {
+
+    /** How long a server sent SIGTERM may take for its orderly shutdown (the store synced and closed). */
+    private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
     private static final Pattern LISTENING = Pattern.compile("listening on (https?://[^\\s]+)");
     private static final Pattern STARTED = Pattern.compile("larder started: .*");
@@ -177,7 +181,7 @@ final class ServerHandle implements AutoCloseable {
             Sleep.millis(50);
         }
         removeHook(stopOnExit);
-        kill(process);
+        ChildProcesses.kill(process);
         deleteFiles(dataDir, log);
         throw new BenchException("server '" + target.label() + "' did not start (" + String.join(" ", command)
                 + "); its output:\n" + output);
@@ -263,25 +267,8 @@ final class ServerHandle implements AutoCloseable {
 
     /** SIGTERM, up to 30 s for the orderly shutdown, then SIGKILL; its data directory and log deleted. */
     private static void stop(Process process, Path dataDir, Path log) {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                kill(process);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        ChildProcesses.stop(process, STOP_GRACE);
         deleteFiles(dataDir, log);
-    }
-
-    /** SIGKILL, and up to 10 s for the process to be gone. */
-    private static void kill(Process process) {
-        try {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private static void deleteFiles(Path dataDir, Path log) {

@@ -1,14 +1,15 @@
 package dev.larder.cli;
 
+import dev.larder.bench.ChildProcesses;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -29,7 +30,7 @@ final class GeneratorJvm {
 
     private static final Set<String> GENERATORS = Set.of("bench", "tune");
     /** How long a child sent SIGTERM may take to stop the servers it started (theirs take up to 30 s each). */
-    private static final long STOP_SECONDS = 45;
+    private static final Duration STOP_GRACE = Duration.ofSeconds(45);
     /** Variables the child's JVM reads again: their options are not passed to it a second time. */
     private static final List<String> OPTION_VARIABLES = List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS",
             "_JAVA_OPTIONS");
@@ -86,7 +87,7 @@ final class GeneratorJvm {
             return OptionalInt.empty();
         }
         // A SIGTERM to this JVM goes on to the child, which stops its servers and ends; this one waits for that.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(child), "larder-generator-stop"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> ChildProcesses.stop(child, STOP_GRACE), "larder-generator-stop"));
         while (true) {
             try {
                 return OptionalInt.of(child.waitFor());
@@ -96,15 +97,4 @@ final class GeneratorJvm {
         }
     }
 
-    private static void stop(Process child) {
-        child.destroy();
-        try {
-            if (!child.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            child.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-    }
 }

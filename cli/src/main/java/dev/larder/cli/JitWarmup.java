@@ -25,6 +25,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -68,13 +69,60 @@ final class JitWarmup {
      */
     static final int WARMUP_MAX_CONNECTIONS = 256;
 
+    /**
+     * The worker's path, from taking a run to handing its answers back, as the methods C2 compiles it in: each of
+     * these is called from compiled code that does not inline it (the batched write does get inlined, and its own
+     * code is then never called often enough to be compiled, so it is not waited for). The hand-over pass ends with rounds of
+     * like calls ({@link PipelineWarmup#runInStep}) until each of these has top-tier code and C2 has had nothing to
+     * do for {@link #IDLE_PASSES} passes of them in a row, for at most {@link #WORKER_PATH_MAX}. Counting requests
+     * was not enough: after 30,000 of them handed over, {@code runOnce} was still C1 code, because C2's thresholds
+     * grow with its queue, and C2 compiled the path at the first burst of cold reads of a load, which in some runs
+     * was a measured phase: 22-36 compiler ticks in its first two seconds, at p99 268-696 ms (docs/performance.md,
+     * "Session 41" and "Session 42").
+     */
+    static final List<String> WORKER_PATH = List.of(
+            "dev.larder.server.offload.Worker.runOnce",
+            "dev.larder.server.offload.Worker.flush",
+            "dev.larder.server.offload.CompletionBatch.flush",
+            "dev.larder.server.entity.EntityCall.readAll");
+    static final Duration WORKER_PATH_MAX = Duration.ofSeconds(10);
+    /** {@code --warmup-requests}' default: a warm-up of this many requests or more waits the whole limit. */
+    static final long FULL_REQUESTS = 60_000;
+    /** Twice a worker's longest run ({@code Worker.MAX_BATCH}): a round is one full run of each of two workers. */
+    static final int IN_STEP_CONNECTIONS = 32;
+    /** About a tenth of a second on one core of this machine. */
+    private static final int IN_STEP_ROUNDS = 50;
+    static final int IDLE_PASSES = 3;
+
+    /**
+     * What a warm-up did: how long it took, how many requests it sent in rounds of like calls for the worker's path,
+     * and which of {@link #WORKER_PATH} C2 had not compiled when it gave up (empty when all were, or none asked).
+     */
+    record Report(Duration took, long inStepRequests, Set<String> notCompiled) {
+    }
+
     private JitWarmup() {
     }
 
-    /** Runs the warm-up and returns how long it took. */
-    static Duration run(ServerOptions options, StoreOptions storeOptions, boolean metrics, long requests,
-                        Duration clockResolution) {
+    /**
+     * Runs the warm-up and says what it did. A warm-up asked for fewer than {@link #FULL_REQUESTS} requests (tests
+     * start servers with 2,000) sends the rounds for the worker's path for a share of {@link #WORKER_PATH_MAX} in
+     * proportion.
+     */
+    static Report run(ServerOptions options, StoreOptions storeOptions, boolean metrics, long requests,
+                      Duration clockResolution) {
+        Duration gateMax = WORKER_PATH_MAX.multipliedBy(Math.min(requests, FULL_REQUESTS)).dividedBy(FULL_REQUESTS);
+        return run(options, storeOptions, metrics, requests, clockResolution, CompiledCode.ofThisJvm(), gateMax);
+    }
+
+    /**
+     * {@code code}: what C2 has compiled so far, asked after each pass of rounds of like calls; {@code gateMax}: how
+     * long to send them at most.
+     */
+    static Report run(ServerOptions options, StoreOptions storeOptions, boolean metrics, long requests,
+                      Duration clockResolution, CompiledCode code, Duration gateMax) {
         long start = System.nanoTime();
+        WorkerPathGate gate = new WorkerPathGate(code, gateMax);
         Path dir;
         try {
             dir = Files.createTempDirectory("larder-warmup");
@@ -88,31 +136,57 @@ final class JitWarmup {
             long share = (requests + paths.size() - 1) / paths.size();
             for (int i = 0; i < paths.size(); i++) {
                 warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share, clockResolution,
-                        i == paths.size() - 1);
+                        i == paths.size() - 1, gate);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
         } finally {
             deleteTree(dir);
         }
-        return Duration.ofNanos(System.nanoTime() - start);
+        return new Report(Duration.ofNanos(System.nanoTime() - start), gate.sent, gate.missing);
+    }
+
+    /** Sends rounds of like calls to a server that hands every request over until the worker's path is compiled. */
+    private static final class WorkerPathGate {
+        private final CompiledCode code;
+        private final Duration max;
+        private long sent;
+        private Set<String> missing = Set.of();
+
+        WorkerPathGate(CompiledCode code, Duration max) {
+            this.code = code;
+            this.max = max;
+        }
+
+        void await(PipelineWarmup warmup) throws IOException {
+            long deadline = System.nanoTime() + max.toNanos();
+            int idlePasses = 0;
+            do {
+                sent += warmup.runInStep(IN_STEP_CONNECTIONS, IN_STEP_ROUNDS);
+                missing = code.notAtTopTier(WORKER_PATH);
+                idlePasses = missing.isEmpty() && code.topTierIdle() ? idlePasses + 1 : 0;
+            } while ((!missing.isEmpty() || idlePasses < IDLE_PASSES) && System.nanoTime() < deadline);
+        }
     }
 
     /**
      * The servers to warm, one after the other. With {@code --inline-batch} a warm-up's requests all find their
      * worker idle and their keys in memory, so they would all run on the event loop, and the worker's own path (its
      * runs, RocksDB's MultiGet and write batch, the answers' hand-back) would first be compiled when a cold read or
-     * a write stall needs it, in the middle of a load: so half the warm-up hands every request over.
+     * a write stall needs it, in the middle of a load: so half the warm-up hands every request over. That half comes
+     * second, so that its server is the one still open when the timer soak has let C2's queue run down, for the
+     * rounds of like calls that end the warm-up ({@link #WORKER_PATH}).
      */
     static List<ServerOptions> requestPaths(ServerOptions options) {
         if (options.synchronous() || options.inlineBatch() == 0) {
             return List.of(options);
         }
-        return List.of(options.toBuilder().inlineBatch(0).build(), options);
+        return List.of(options, options.toBuilder().inlineBatch(0).build());
     }
 
     private static void warm(ServerOptions loopback, StoreOptions storeOptions, Path dir, boolean metrics,
-                             long requests, Duration clockResolution, boolean soakTimers) throws IOException {
+                             long requests, Duration clockResolution, boolean soakTimers, WorkerPathGate gate)
+            throws IOException {
         StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
                 storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground(),
                 StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, true, StoreOptions.DEFAULT_MEMTABLES,
@@ -147,6 +221,11 @@ final class JitWarmup {
                     new PipelineWarmup(soak.localAddress()).holdConnections(TIMER_SOAK_CONNECTIONS,
                             () -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX));
                 }
+            }
+            if (soakTimers && !loopback.synchronous() && loopback.inlineBatch() == 0) {
+                // Last, once the soak has let C2's queue run down: C2's thresholds grow with its queue (about 15
+                // long through the request rounds), so before that even 3,000 runs of 16 did not get runOnce there.
+                gate.await(new PipelineWarmup(server.localAddress()));
             }
         } finally {
             if (meters != null) {

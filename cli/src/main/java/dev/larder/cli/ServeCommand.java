@@ -217,8 +217,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--warmup-requests", defaultValue = "${env:LARDER_WARMUP_REQUESTS:-60000}",
             description = "Before listening, send this many requests of every kind (PUT, GET, range, DELETE, errors) "
                     + "through a throwaway server on loopback over a throwaway store, so the JIT has compiled each "
-                    + "request path before the first user request; the real data and metrics never see them "
-                    + "(default: ${DEFAULT-VALUE}; 0 = off).")
+                    + "request path before the first user request, then rounds of like calls handed to the "
+                    + "workers until C2 has compiled their path (at most 10 s, less in proportion below 60000); "
+                    + "the real data and metrics never see them (default: ${DEFAULT-VALUE}; 0 = off).")
     long warmupRequests;
 
     @Option(names = "--sync", defaultValue = "${env:LARDER_SYNC:-false}", fallbackValue = "true", arity = "0..1",
@@ -345,10 +346,14 @@ public final class ServeCommand implements Callable<Integer> {
         }
         if (warmupRequests > 0) {
             try {
-                Duration took = JitWarmup.run(serverOptions, storeOptions, metrics, warmupRequests,
+                JitWarmup.Report warmup = JitWarmup.run(serverOptions, storeOptions, metrics, warmupRequests,
                         METRICS_CLOCK_RESOLUTION);
-                log.info("warm-up: {} requests through a throwaway server in {} ms", warmupRequests,
-                        took.toMillis());
+                log.info("warm-up: {} requests through a throwaway server, then {} in rounds for the worker's path, "
+                        + "in {} ms", warmupRequests, warmup.inStepRequests(), warmup.took().toMillis());
+                if (!warmup.notCompiled().isEmpty()) {
+                    log.info("warm-up: C2 had not compiled {} of the worker's path by its end; the first load will",
+                            warmup.notCompiled());
+                }
             } catch (RuntimeException e) {
                 log.warn("warm-up failed, starting without it: {}", e.toString());
             }

@@ -57,6 +57,34 @@ class JitWarmupIT {
      */
     @Test
     void theTimerTasksAreCompiledByC2BeforeTheListenerOpens() throws Exception {
+        String beforeListening = compilationsBeforeListening();
+        // The root of every timer task's run; the check itself may be compiled only inlined into it (CI saw that
+        // once), so it is not asserted on its own.
+        assertCompiledByC2("io.netty.util.concurrent.ScheduledFutureTask::run", beforeListening);
+    }
+
+    /**
+     * The worker's path: its request rounds alone left {@code Worker.runOnce} C1 code, and C2 compiled it at the first
+     * burst of cold reads of a load. The rounds of like calls at the end of the warm-up go on until it is C2's.
+     */
+    @Test
+    void theWorkersPathIsCompiledByC2BeforeTheListenerOpens() throws Exception {
+        String beforeListening = compilationsBeforeListening();
+        assertFalse(beforeListening.contains("C2 had not compiled"), beforeListening);
+        assertCompiledByC2("dev.larder.server.offload.Worker::runOnce", beforeListening);
+        assertCompiledByC2("dev.larder.server.offload.Worker::flush", beforeListening);
+    }
+
+    private static void assertCompiledByC2(String method, String compilations) {
+        Pattern c2 = Pattern.compile("(?m)^\\s*\\d+\\s+\\d+\\s+[%sbn! ]*4\\s+" + Pattern.quote(method) + " ");
+        assertTrue(c2.matcher(compilations).find(), method + " not compiled by C2 before listening");
+    }
+
+    /**
+     * What a default server prints before it listens, with {@code -XX:+PrintCompilation}: a line when a method's
+     * compilation starts, with its tier (4 = C2).
+     */
+    private String compilationsBeforeListening() throws Exception {
         List<String> command = List.of("java", "-Xmx256m", "-XX:+PrintCompilation", "-jar",
                 LarderProcess.jar().toString(), "serve", "--port", "0", "--data-dir", dir.resolve("data").toString(),
                 "--admin-port", "0", "--warmup-requests", "60000");
@@ -64,12 +92,7 @@ class JitWarmupIT {
             String out = larder.output();
             int listening = out.indexOf("larder started: ");
             assertTrue(listening >= 0, out);
-            String beforeListening = out.substring(0, listening);
-            // The root of every timer task's run; the check itself may be compiled only inlined into it (CI saw
-            // that once), so it is not asserted on its own.
-            String method = "io.netty.util.concurrent.ScheduledFutureTask::run";
-            Pattern c2 = Pattern.compile("(?m)^\\s*\\d+\\s+\\d+\\s+[%sbn! ]*4\\s+" + Pattern.quote(method) + " ");
-            assertTrue(c2.matcher(beforeListening).find(), method + " not compiled by C2 before listening");
+            return out.substring(0, listening);
         }
     }
 }

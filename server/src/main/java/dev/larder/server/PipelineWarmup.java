@@ -170,6 +170,57 @@ public final class PipelineWarmup {
     }
 
     /**
+     * Sends {@code rounds} rounds of like calls on {@code connections} connections, each round written to every
+     * connection before any answer is read: a round of PUTs, one on each connection, then three rounds of GETs (in
+     * some of them one of a key never written, answered 404), and so on, and a DELETE on each at the end. Arriving together on one core, a round reaches a
+     * worker as one run of up to 16 calls, looked up with one MultiGet or written as one batch, which is what a load's
+     * busy seconds look like to the worker's path; the request rounds of {@link #run} have one call in flight on most
+     * connections.
+     *
+     * @return the number of requests sent
+     * @throws IOException           when a connection fails
+     * @throws IllegalStateException when an answer has an unexpected status
+     */
+    public long runInStep(int connections, int rounds) throws IOException {
+        List<Connection> open = new ArrayList<>();
+        long sent = 0;
+        try {
+            for (int i = 0; i < connections; i++) {
+                open.add(Connection.open(address));
+            }
+            List<Step> steps = new ArrayList<>(connections);
+            for (int round = 0; round <= rounds; round++) {
+                steps.clear();
+                String[] headers = HEADER_SHAPES[round % HEADER_SHAPES.length];
+                for (int i = 0; i < connections; i++) {
+                    String id = "%00larder-warmup-step-" + i;
+                    boolean missing = (round & 4) != 0 && i == connections - 1;
+                    if (round == rounds) {
+                        steps.add(new Step(delete(id, headers), 202));
+                    } else if ((round & 3) == 0) {
+                        steps.add(new Step(put(id, headers), 201));
+                    } else {
+                        steps.add(new Step(get("/v0/entity?id=" + (missing ? id + "-never" : id), headers),
+                                missing ? 404 : 200));
+                    }
+                }
+                for (int i = 0; i < connections; i++) {
+                    open.get(i).send(steps.get(i).request().getBytes(StandardCharsets.US_ASCII));
+                }
+                for (int i = 0; i < connections; i++) {
+                    expect(steps.get(i), readResponse(open.get(i).in()));
+                    sent++;
+                }
+            }
+        } finally {
+            for (Connection c : open) {
+                c.close();
+            }
+        }
+        return sent;
+    }
+
+    /**
      * Opens {@code count} connections, asks each for {@code /v0/status}, runs {@code whileHeld} with them open and idle,
      * and asks each once more before closing it: meanwhile the server runs each one's timeout check as often as its
      * options say, and the second answer proves the checks left live connections alone.

@@ -56,6 +56,33 @@ class PipelineWarmupTest {
     }
 
     @Test
+    void roundsOfLikeCallsReachTheWorkersAsRunsAndLeaveNothingBehind() throws Exception {
+        AtomicLong requests = new AtomicLong();
+        AtomicLong longestRun = new AtomicLong();
+        ServerObserver observer = new ServerObserver() {
+            @Override
+            public void requestCompleted(String method, String route, int status, long nanos) {
+                requests.incrementAndGet();
+            }
+
+            @Override
+            public void workerRun(int tasks) {
+                longestRun.accumulateAndGet(tasks, Math::max);
+            }
+        };
+        try (TestServer server = new TestServer(dir.resolve("in-step"), o -> o.workers(2).inlineBatch(0), s -> s,
+                observer)) {
+            long sent = new PipelineWarmup(server.address()).runInStep(32, 50);
+            assertEquals(32 * 51, sent, "50 rounds of PUTs and GETs and a round of DELETEs on each connection");
+            assertEquals(sent, requests.get(), "the server answered every request");
+            assertTrue(longestRun.get() > 1, "no worker ever took more than one call at a time");
+            try (RangeCursor all = server.store.range(new byte[0], null)) {
+                assertFalse(all.next(), "a warm-up key was left in the store");
+            }
+        }
+    }
+
+    @Test
     void connectionsComeAndGoThroughoutTheWarmup() throws Exception {
         AtomicLong opened = new AtomicLong();
         AtomicLong closed = new AtomicLong();
