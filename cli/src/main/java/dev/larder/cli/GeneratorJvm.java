@@ -87,7 +87,8 @@ final class GeneratorJvm {
             return OptionalInt.empty();
         }
         // A SIGTERM to this JVM goes on to the child, which stops its servers and ends; this one waits for that.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> ChildProcesses.stop(child, STOP_GRACE), "larder-generator-stop"));
+        Runtime.getRuntime().addShutdownHook(
+                new Thread(() -> ChildProcesses.stop(child, STOP_GRACE), "larder-generator-stop"));
         while (true) {
             try {
                 return OptionalInt.of(child.waitFor());
@@ -96,5 +97,4 @@ final class GeneratorJvm {
             }
         }
     }
-
 }

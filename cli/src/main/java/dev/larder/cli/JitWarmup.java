@@ -70,15 +70,15 @@ final class JitWarmup {
     static final int WARMUP_MAX_CONNECTIONS = 256;
 
     /**
-     * The worker's path, from taking a run to handing its answers back, as the methods C2 compiles it in: each of
-     * these is called from compiled code that does not inline it (the batched write does get inlined, and its own
-     * code is then never called often enough to be compiled, so it is not waited for). The hand-over pass ends with rounds of
-     * like calls ({@link PipelineWarmup#runInStep}) until each of these has top-tier code and C2 has had nothing to
-     * do for {@link #IDLE_PASSES} passes of them in a row, for at most {@link #WORKER_PATH_MAX}. Counting requests
-     * was not enough: after 30,000 of them handed over, {@code runOnce} was still C1 code, because C2's thresholds
-     * grow with its queue, and C2 compiled the path at the first burst of cold reads of a load, which in some runs
-     * was a measured phase: 22-36 compiler ticks in its first two seconds, at p99 268-696 ms (docs/performance.md,
-     * "Session 41" and "Session 42").
+     * The worker's path, from taking a run to handing its answers back, as the methods C2 compiles it in: each of these
+     * is called from compiled code that does not inline it (the batched write does get inlined, and its own code is
+     * then never called often enough to be compiled, so it is not waited for). The hand-over pass ends with rounds of
+     * like calls ({@link PipelineWarmup#runInStep}) until each of these has top-tier code and C2 has had nothing to do
+     * for {@link #IDLE_PASSES} passes of them in a row, for at most {@link #WORKER_PATH_MAX}. Counting requests was not
+     * enough: after 30,000 of them handed over, {@code runOnce} was still C1 code, because C2's thresholds grow with
+     * its queue, and C2 compiled the path at the first burst of cold reads of a load, which in some runs was a measured
+     * phase: 22-36 compiler ticks in its first two seconds, at p99 268-696 ms (docs/performance.md, "Session 41" and
+     * "Session 42").
      */
     static final List<String> WORKER_PATH = List.of(
             "dev.larder.server.offload.Worker.runOnce",

@@ -171,11 +171,11 @@ public final class PipelineWarmup {
 
     /**
      * Sends {@code rounds} rounds of like calls on {@code connections} connections, each round written to every
-     * connection before any answer is read: a round of PUTs, one on each connection, then three rounds of GETs (in
-     * some of them one of a key never written, answered 404), and so on, and a DELETE on each at the end. Arriving together on one core, a round reaches a
-     * worker as one run of up to 16 calls, looked up with one MultiGet or written as one batch, which is what a load's
-     * busy seconds look like to the worker's path; the request rounds of {@link #run} have one call in flight on most
-     * connections.
+     * connection before any answer is read: a round of PUTs, one on each connection, then three rounds of GETs (in some
+     * of them one of a key never written, answered 404), and so on, and a DELETE on each at the end. Arriving together
+     * on one core, a round reaches a worker as one run of up to 16 calls, looked up with one MultiGet or written as one
+     * batch, which is what a load's busy seconds look like to the worker's path; the request rounds of {@link #run}
+     * have one call in flight on most connections.
      *
      * @return the number of requests sent
      * @throws IOException           when a connection fails
