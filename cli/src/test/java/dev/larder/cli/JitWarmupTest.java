@@ -36,10 +36,8 @@ class JitWarmupTest {
         // C2 "compiles" the path at the third look and is idle from then on.
         CompiledCode code = CompiledCode.of(
                 () -> asked.incrementAndGet() >= 3 ? topTier(JitWarmup.WORKER_PATH) : topTier(List.of()),
-                () -> "C2 compile queue:\nEmpty\n");
-        JitWarmup.Report report = JitWarmup.run(ServerOptions.builder(2).build(),
-                StoreOptions.defaults(dir.resolve("data")), false, 2_000, Duration.ofMillis(100), code,
-                Duration.ofMinutes(1));
+                () -> C2_IDLE);
+        JitWarmup.Report report = warm(ServerOptions.builder(2).build(), dir, code, Duration.ofMinutes(1));
         assertEquals(Set.of(), report.notCompiled());
         // Passes 1 and 2 found it missing, 3 to 5 compiled and idle: five passes of 50 rounds and a DELETE round.
         assertEquals(5L * 32 * 51, report.inStepRequests());
@@ -47,19 +45,14 @@ class JitWarmupTest {
 
     @Test
     void aPathC2NeverCompilesEndsTheRoundsAtTheirLimitAndIsReported(@TempDir Path dir) {
-        CompiledCode code = CompiledCode.of(() -> topTier(List.of()), () -> "C2 compile queue:\nEmpty\n");
-        JitWarmup.Report report = JitWarmup.run(ServerOptions.builder(2).build(),
-                StoreOptions.defaults(dir.resolve("data")), false, 2_000, Duration.ofMillis(100), code,
-                Duration.ofSeconds(1));
+        JitWarmup.Report report = warm(ServerOptions.builder(2).build(), dir, NEVER_COMPILED, Duration.ofSeconds(1));
         assertEquals(Set.copyOf(JitWarmup.WORKER_PATH), report.notCompiled());
         assertTrue(report.inStepRequests() >= 32 * 51, "at least one pass: " + report.inStepRequests());
     }
 
     @Test
     void theSynchronousModeHasNoWorkersPathToWaitFor(@TempDir Path dir) {
-        CompiledCode code = CompiledCode.of(() -> topTier(List.of()), () -> "C2 compile queue:\nEmpty\n");
-        JitWarmup.Report report = JitWarmup.run(ServerOptions.builder(2).workers(0).build(),
-                StoreOptions.defaults(dir.resolve("data")), false, 2_000, Duration.ofMillis(100), code,
+        JitWarmup.Report report = warm(ServerOptions.builder(2).workers(0).build(), dir, NEVER_COMPILED,
                 Duration.ofSeconds(1));
         assertEquals(0, report.inStepRequests());
         assertEquals(Set.of(), report.notCompiled());
@@ -74,6 +67,15 @@ class JitWarmupTest {
             String name = method.substring(dot + 1);
             assertTrue(Arrays.stream(owner.getDeclaredMethods()).anyMatch(m -> m.getName().equals(name)), method);
         }
+    }
+
+    private static final String C2_IDLE = "C2 compile queue:\nEmpty\n";
+    private static final CompiledCode NEVER_COMPILED = CompiledCode.of(() -> topTier(List.of()), () -> C2_IDLE);
+
+    /** A warm-up of 2,000 requests that asks {@code code} what C2 has compiled, with rounds for at most {@code max}. */
+    private static JitWarmup.Report warm(ServerOptions options, Path dir, CompiledCode code, Duration max) {
+        return JitWarmup.run(options, StoreOptions.defaults(dir.resolve("data")), false, 2_000, Duration.ofMillis(100),
+                code, max);
     }
 
     /** A code list in {@code Compiler.codelist}'s format with each of {@code methods} at C2. */

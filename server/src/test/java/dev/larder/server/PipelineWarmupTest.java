@@ -47,9 +47,7 @@ class PipelineWarmupTest {
                     o -> o.workers(workers).inlineBatch(inlineBatch), s -> s, counting)) {
                 long sent = new PipelineWarmup(server.address()).run(2_000);
                 assertTrue(sent >= 2_000, "sent " + sent);
-                try (RangeCursor all = server.store.range(new byte[0], null)) {
-                    assertFalse(all.next(), "a warm-up key was left in the store");
-                }
+                assertNoKeyLeft(server);
                 assertEquals(sent, requests.get(), "the server answered every warm-up request");
             }
         }
@@ -76,9 +74,7 @@ class PipelineWarmupTest {
             assertEquals(32 * 51, sent, "50 rounds of PUTs and GETs and a round of DELETEs on each connection");
             assertEquals(sent, requests.get(), "the server answered every request");
             assertTrue(longestRun.get() > 1, "no worker ever took more than one call at a time");
-            try (RangeCursor all = server.store.range(new byte[0], null)) {
-                assertFalse(all.next(), "a warm-up key was left in the store");
-            }
+            assertNoKeyLeft(server);
         }
     }
 
@@ -198,6 +194,12 @@ class PipelineWarmupTest {
             closed.set(0);
             assertThrows(IOException.class, () -> new PipelineWarmup(server.address()).holdConnections(16, hold300ms));
             assertTrue(closed.get() > 0, "the idle timeout closed none of the held connections");
+        }
+    }
+
+    private static void assertNoKeyLeft(TestServer server) {
+        try (RangeCursor all = server.store.range(new byte[0], null)) {
+            assertFalse(all.next(), "a warm-up key was left in the store");
         }
     }
 }
