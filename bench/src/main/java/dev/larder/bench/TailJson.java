@@ -72,6 +72,24 @@ final class TailJson {
         }
         j.endArray();
         optionalRun(j, "nginx_capacity", r.nginxCapacity());
+        j.key("nginx_own_load");
+        if (r.nginxOwnLoad() == null) {
+            j.nullValue();
+        } else {
+            TailResult.OwnLoad own = r.nginxOwnLoad();
+            j.beginObject().field("load", tail.load()).field("put_capacity", own.putCapacity().achievedRate())
+                    .field("get_capacity", own.getCapacity().achievedRate())
+                    .field("phases_within_slo", own.phasesWithin(bound))
+                    .field("server_phases_within_slo", r.phasesWithinSlo());
+            j.key("phases").beginArray();
+            for (TailResult.OwnLoadPhase p : own.phases()) {
+                j.beginObject().field("kind", p.kind().name()).field("rate", p.rate())
+                        .field("seconds_above_slo", p.secondsAbove(bound));
+                optionalRun(j, "nginx", p.result());
+                j.endObject();
+            }
+            j.endArray().endObject();
+        }
         return j.endObject().toString();
     }
 

@@ -26,18 +26,21 @@ import java.util.Map;
  * @param bisectSteps      bisection runs per op between 0 and the capacity (resolution capacity / 2^steps)
  * @param rates            fixed phase rates (req/s) by kind, used instead of {@code load} x the measured capacity
  *                         for the kinds it names; empty when every phase follows {@code load}
+ * @param nginxOwnLoad     with {@code nginx}: also measure nginx's own closed-loop capacities and run the same phases
+ *                         against it at {@code load} x those. The control for the phase targets: whether this machine
+ *                         and this generator hold the SLO at that load for a server that does no work at all
  */
 public record TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
                           List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
                           URI nginx, boolean sustainable, Duration hold, int bisectSteps,
-                          Map<TailPhase, Long> rates) {
+                          Map<TailPhase, Long> rates, boolean nginxOwnLoad) {
 
     /** Every phase at {@code load} x its op's measured capacity. */
     public TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
                        List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
                        URI nginx, boolean sustainable, Duration hold, int bisectSteps) {
         this(warmup, capacityDuration, phaseDuration, load, phases, mix, slo, switchWindow, nginx, sustainable, hold,
-                bisectSteps, Map.of());
+                bisectSteps, Map.of(), false);
     }
 
     public TailOptions {
@@ -82,6 +85,10 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
         }
         if (nginx != null) {
             Target.validate(nginx);
+        }
+        if (nginxOwnLoad && nginx == null) {
+            throw new IllegalArgumentException("nginx-own-load: needs --nginx URL (the server to measure at its own "
+                    + "capacity)");
         }
         if (bisectSteps < 1 || bisectSteps > 20) {
             throw new IllegalArgumentException("bisect: " + bisectSteps + " (expected: 1..20)");
@@ -143,7 +150,8 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
         return String.format(Locale.ROOT, "warmup=%s capacity-duration=%s phase-duration=%s load=%s phases=%s "
                         + "mix=%s slo=%s switch-window=%s nginx=%s sustainable=%s hold=%s bisect=%d%s",
                 seconds(warmup), seconds(capacityDuration), seconds(phaseDuration), load, p, mixText(),
-                slo.describe(), seconds(switchWindow), nginx, sustainable, seconds(hold), bisectSteps, ratesText());
+                slo.describe(), seconds(switchWindow), nginx, sustainable, seconds(hold), bisectSteps, ratesText())
+                + (nginxOwnLoad ? " nginx-own-load=true" : "");
     }
 
     private String ratesText() {

@@ -65,6 +65,9 @@ final class TailReport {
         h.append("<h2>Phases</h2>\n");
         h.append(phaseTable(r, bound));
         h.append(HtmlReport.chart(charts, "phase-percentiles", percentiles(r)));
+        if (r.nginxOwnLoad() != null) {
+            h.append(ownLoadTable(r, bound));
+        }
         h.append("<h2>Capacity</h2>\n<table><tr><th class=\"l\">op</th><th>saturated (closed loop), req/s</th>"
                 + "<th>sustainable, req/s</th><th>resolution</th><th class=\"l\">trials</th></tr>\n");
         capacityRow(h, "PUT", r.putCapacity(), r, TailPhase.PUT);
@@ -93,6 +96,31 @@ final class TailReport {
         }
         h.append("</ul>\n</body></html>\n");
         return h.toString();
+    }
+
+    /** The control: nginx at the same fraction of its own capacities. */
+    private static String ownLoadTable(TailResult r, long bound) {
+        TailResult.OwnLoad own = r.nginxOwnLoad();
+        StringBuilder h = new StringBuilder(String.format(Locale.ROOT, "<h3>Control: nginx at %.0f%% of its own "
+                        + "capacity</h3>%n<p>nginx's closed-loop capacity PUT %.0f, GET %.0f req/s; the same phases at "
+                        + "%.0f%% of those. Phases with p99 within the SLO: %s %d of %d, nginx %d of %d. A phase both "
+                        + "miss is one this machine and generator miss at that load whatever the server.</p>%n",
+                100 * r.tail().load(), own.putCapacity().achievedRate(), own.getCapacity().achievedRate(),
+                100 * r.tail().load(), esc(r.label()), r.phasesWithinSlo(), r.phases().size(),
+                own.phasesWithin(bound), own.phases().size()));
+        h.append("<table><tr><th>#</th><th class=\"l\">phase</th><th>rate</th><th>achieved</th><th>p50</th>"
+                + "<th>p99</th><th>p99.9</th><th>max</th><th>seconds p99 &gt; SLO</th><th>CPU per answer</th></tr>\n");
+        for (int i = 0; i < own.phases().size(); i++) {
+            TailResult.OwnLoadPhase p = own.phases().get(i);
+            RunResult n = p.result();
+            h.append(String.format(Locale.ROOT, "<tr><td>%d</td><td class=\"l\">%s</td><td>%s</td><td>%.1f</td>"
+                            + "<td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>%n",
+                    i + 1, p.kind(), Units.rate(p.rate()), n.achievedRate(), Units.timeMicros(n.percentile(50)),
+                    n.percentile(99) > bound ? "miss" : "ok", Units.timeMicros(n.percentile(99)),
+                    Units.timeMicros(n.percentile(99.9)), Units.timeMicros(n.corrected().getMaxValue()),
+                    p.secondsAbove(bound), Units.cpuPerAnswer(n.serverMicrosPerRequest(), "-")));
+        }
+        return h.append("</table>\n").toString();
     }
 
     private static void capacityRow(StringBuilder h, String name, RunResult capacity, TailResult r, TailPhase op) {

@@ -23,17 +23,52 @@ import java.util.List;
  * @param phases        the phases, in order
  * @param sustainable   the sustainable rates (PUT, GET), empty unless asked for
  * @param nginxCapacity closed-loop GET run against nginx (its saturated rate), or {@code null}
+ * @param nginxOwnLoad  the phases against nginx at the same fraction of its own capacities, or {@code null}
  */
 public record TailResult(BenchOptions options, TailOptions tail, Instant started, Instant phasesStarted,
                          String machine, String label,
                          URI url, List<String> settings, String prefill, RunResult warmup, RunResult putCapacity,
                          RunResult getCapacity, List<PhaseResult> phases, List<SustainableResult> sustainable,
-                         RunResult nginxCapacity) {
+                         RunResult nginxCapacity, OwnLoad nginxOwnLoad) {
 
     public TailResult {
         settings = List.copyOf(settings);
         phases = List.copyOf(phases);
         sustainable = List.copyOf(sustainable);
+    }
+
+    /** Phases of the measured server whose p99 is within the SLO. */
+    public long phasesWithinSlo() {
+        long bound = tail.slo().thresholdMicros();
+        return phases.stream().filter(p -> p.larder().percentile(99) <= bound).count();
+    }
+
+    /**
+     * The control for the phase targets: the same phases against nginx at the same fraction of nginx's own
+     * closed-loop capacities, so a phase that misses the SLO can be told apart from one that any server would miss on
+     * this machine with this generator at that load.
+     *
+     * @param putCapacity nginx's closed-loop PUT run
+     * @param getCapacity nginx's closed-loop GET run
+     * @param phases      each phase at {@code load} x nginx's capacity of its op, in the measured server's order
+     */
+    public record OwnLoad(RunResult putCapacity, RunResult getCapacity, List<OwnLoadPhase> phases) {
+        public OwnLoad {
+            phases = List.copyOf(phases);
+        }
+
+        /** Phases whose p99 is within {@code boundMicros}. */
+        public long phasesWithin(long boundMicros) {
+            return phases.stream().filter(p -> p.result().percentile(99) <= boundMicros).count();
+        }
+    }
+
+    /** One phase of the control: its kind, its rate and nginx's window. */
+    public record OwnLoadPhase(TailPhase kind, double rate, RunResult result) {
+        /** Seconds of the phase whose p99 is above {@code boundMicros}. */
+        public int secondsAbove(long boundMicros) {
+            return result.timeline().secondsAbove(boundMicros);
+        }
     }
 
     /**

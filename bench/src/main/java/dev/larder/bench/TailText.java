@@ -38,6 +38,9 @@ final class TailText {
                     p.nginx() == null ? "-" : p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
                     p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
         }
+        if (r.nginxOwnLoad() != null) {
+            printOwnLoad(out, r, bound);
+        }
         if (!r.sustainable().isEmpty()) {
             out.println();
             out.printf("  Sustainable rate: the highest rate held for %s right after a write phase with %s "
@@ -65,6 +68,39 @@ final class TailText {
             }
             i++;
         }
+        if (r.nginxOwnLoad() != null) {
+            i = 1;
+            for (TailResult.OwnLoadPhase p : r.nginxOwnLoad().phases()) {
+                for (Warning w : p.result().warnings()) {
+                    out.println("  WARNING (nginx at its own load, phase " + i + " " + p.kind() + "): " + w.message());
+                }
+                i++;
+            }
+        }
         out.println();
+    }
+
+    /** The control: nginx at the same fraction of its own capacities, and how many phases each held. */
+    private static void printOwnLoad(PrintStream out, TailResult r, long bound) {
+        TailResult.OwnLoad own = r.nginxOwnLoad();
+        out.println();
+        out.printf(Locale.ROOT, "  Control: nginx at %.0f%% of its own capacity (closed loop: PUT %.0f, GET %.0f req/s)"
+                        + "%n", 100 * r.tail().load(), own.putCapacity().achievedRate(),
+                own.getCapacity().achievedRate());
+        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s%n", "#", "op", "rate", "achieved", "p50", "p99",
+                "p99.9", "max", "s>SLO", "cpu/req");
+        int i = 1;
+        for (TailResult.OwnLoadPhase p : own.phases()) {
+            RunResult n = p.result();
+            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s%n", i++, p.kind(),
+                    Units.rate(p.rate()), n.achievedRate(), Units.timeMicros(n.percentile(50)),
+                    Units.timeMicros(n.percentile(99)), Units.timeMicros(n.percentile(99.9)),
+                    Units.timeMicros(n.corrected().getMaxValue()), p.secondsAbove(bound),
+                    Units.cpuPerAnswer(n.serverMicrosPerRequest(), "-"));
+        }
+        out.printf(Locale.ROOT, "  phases with p99 <= %s: %s %d of %d at %.0f%% of its capacity, nginx %d of %d at "
+                        + "%.0f%% of its own%n", Units.timeMicros(bound), r.label(), r.phasesWithinSlo(),
+                r.phases().size(), 100 * r.tail().load(), own.phasesWithin(bound), own.phases().size(),
+                100 * r.tail().load());
     }
 }

@@ -109,10 +109,69 @@ class TailBenchTest {
     }
 
     @Test
+    void theControlRunsNginxAtTheSameFractionOfItsOwnCapacity() throws IOException {
+        // The server's phases at fixed rates, so only the control's rates follow --load (of nginx's capacities).
+        try (StubServer larder = StubServer.serial(1000); StubServer nginx = StubServer.serial(250)) {
+            Path report = dir.resolve("report");
+            Path json = dir.resolve("tail.json");
+            BenchOptions options = BenchOptions.builder().target(Target.external("stub", larder.url()))
+                    .connections(8).threads(1).timeout(Duration.ofSeconds(5)).reportDir(report).json(json)
+                    .commandLine("larder bench tail test").build();
+            TailOptions tail = new TailOptions(Duration.ZERO, Duration.ofMillis(700), Duration.ofSeconds(1), 0.5,
+                    TailPhase.parseList("put,get,mix"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
+                    Duration.ofSeconds(1), nginx.url(), false, Duration.ofSeconds(1), 1,
+                    TailOptions.parseRates("put=100,get=100,mix=100"), true);
+            PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8);
+            TailResult r = TailBench.run(options, tail, out, out);
+
+            TailResult.OwnLoad own = r.nginxOwnLoad();
+            double put = own.putCapacity().achievedRate();
+            double get = own.getCapacity().achievedRate();
+            // A serial 0.25 ms stub answers at most 4000/s; the server's stub (1 ms) at most 1000/s.
+            assertTrue(put > 0 && put <= 4400 && get > 0 && get <= 4400, put + " " + get);
+            assertEquals(List.of(TailPhase.PUT, TailPhase.GET, TailPhase.MIX),
+                    own.phases().stream().map(TailResult.OwnLoadPhase::kind).toList());
+            assertEquals(Math.round(0.5 * put), own.phases().get(0).rate(), 0.5);
+            assertEquals(Math.round(0.5 * get), own.phases().get(1).rate(), 0.5);
+            assertEquals(Math.round(0.5 / (0.9 / get + 0.1 / put)), own.phases().get(2).rate(), 0.5);
+            for (TailResult.OwnLoadPhase p : own.phases()) {
+                assertEquals(p.rate(), p.result().targetRate(), 0.5, "the control's window ran at its rate");
+                assertTrue(p.result().completed() > 0, "nginx answered in " + p.kind());
+            }
+            for (TailResult.PhaseResult p : r.phases()) {
+                assertEquals(100, p.rate(), 0.5, "the server's own phases keep their fixed rates");
+            }
+            long bound = tail.slo().thresholdMicros();
+            long within = own.phases().stream().filter(p -> p.result().percentile(99) <= bound).count();
+            assertEquals(within, own.phasesWithin(bound));
+
+            String t = output();
+            assertTrue(t.contains("nginx capacity PUT (closed loop): "), t);
+            assertTrue(t.contains("Control: nginx at 50% of its own capacity"), t);
+            assertTrue(t.contains("phases with p99 <= 10.00ms: stub " + r.phasesWithinSlo() + " of 3 at 50% of its "
+                    + "capacity, nginx " + within + " of 3 at 50% of its own"), t);
+            String summary = Files.readString(json);
+            assertTrue(summary.contains("\"nginx_own_load\": {"), summary);
+            assertTrue(summary.contains("\"phases_within_slo\": " + within), summary);
+            assertTrue(Files.readString(report.resolve("index.html")).contains("Control: nginx at 50% of its own"));
+        }
+    }
+
+    @Test
+    void theControlNeedsNginx() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new TailOptions(
+                Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, List.of(TailPhase.PUT),
+                Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1), null, false,
+                Duration.ofSeconds(1), 5, null, true));
+        assertTrue(e.getMessage().startsWith("nginx-own-load: needs --nginx URL"), e.getMessage());
+    }
+
+    @Test
     void fixedRatesReplaceLoadTimesCapacityForTheKindsTheyName() {
         TailOptions fixed = new TailOptions(Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5,
                 TailPhase.parseList("put,get,mix"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
-                Duration.ofSeconds(1), null, false, Duration.ofSeconds(1), 5, TailOptions.parseRates("get=300, put=700"));
+                Duration.ofSeconds(1), null, false, Duration.ofSeconds(1), 5, TailOptions.parseRates("get=300, put=700"),
+                false);
         assertEquals(700, fixed.rate(TailPhase.PUT, 10_000));
         assertEquals(300, fixed.rate(TailPhase.GET, 10_000));
         assertEquals(5_000, fixed.rate(TailPhase.MIX, 10_000));

@@ -200,6 +200,12 @@ public final class BenchCommand implements Callable<Integer> {
                         + "../shared/bench/nginx-ceiling.conf) and print its p99 beside Larder's.")
         URI nginx;
 
+        @Option(names = "--nginx-own-load",
+                description = "With --nginx: also measure nginx's own closed-loop capacities and run the same phases "
+                        + "against it at --load of those: the control that says whether this machine and generator "
+                        + "hold the SLO at that load for a server that does no work.")
+        boolean nginxOwnLoad;
+
         @Option(names = "--sustainable",
                 description = "Also find the sustainable rate of PUT and GET: the highest rate whose p99 holds the "
                         + "SLO for --hold right after a write phase, by bisection between 0 and the capacity.")
@@ -228,7 +234,8 @@ public final class BenchCommand implements Callable<Integer> {
             try {
                 tail = new TailOptions(warmup, capacityDuration, phaseDuration, load, TailPhase.parseList(phases),
                         Workload.parseMix(flags.mix != null ? flags.mix : "get=90,put=10"), slo.parse(), switchWindow,
-                        nginx, sustainable, hold, bisect, rates == null ? null : TailOptions.parseRates(rates));
+                        nginx, sustainable, hold, bisect, rates == null ? null : TailOptions.parseRates(rates),
+                        nginxOwnLoad);
             } catch (IllegalArgumentException e) {
                 throw CommandSupport.invalid(spec, e);
             }
