@@ -28,6 +28,12 @@ final class Honesty {
      * (docs/performance.md, "Session 28").
      */
     static final double SERVER_CPU_SHARE = 0.95;
+    /**
+     * Share of its CPUs above which a fixed-rate window's generator is said to be full. Lower than the server's: a
+     * generator that reads answers late adds its own queueing to every latency it records, and in session 43's
+     * control runs (nginx at 75% of its closed-loop capacities) its core was 89-95% busy.
+     */
+    static final double GENERATOR_CPU_SHARE = 0.90;
 
     private Honesty() {
     }
@@ -65,13 +71,30 @@ final class Honesty {
     }
 
     /**
+     * A warning when a fixed-rate window kept this generator busier than {@link #GENERATOR_CPU_SHARE} of the CPUs it
+     * may run on ({@link RunResult#generatorCpus}; unknown gives none, and so does a closed loop).
+     */
+    static Optional<Warning> generatorCpuFull(RunResult r) {
+        int cpus = r.generatorCpus();
+        if (r.closedLoop() || cpus <= 0 || !(r.generatorCores() > GENERATOR_CPU_SHARE * cpus)) {
+            return Optional.empty();
+        }
+        return Optional.of(new Warning(Warning.Kind.GENERATOR_CPU_FULL, String.format(Locale.ROOT,
+                "the generator itself was busy %.1f%% of the time on the %d CPU(s) it may run on: answers it reads "
+                        + "late and requests it sends late add its own queueing to these latencies; give it more "
+                        + "CPUs (-t and taskset) or a lower rate before reading the tail as the server's",
+                100 * r.generatorCores() / cpus, cpus)));
+    }
+
+    /**
      * {@link #check(RunResult)}, then {@link #hostSteal} for the window's steal share ({@link RunResult#hostSteal})
-     * and {@link #serverCpuFull} for the CPUs the server may run on.
+     * and {@link #serverCpuFull} for the CPUs the server may run on, then {@link #generatorCpuFull}.
      */
     static List<Warning> check(RunResult r, int serverCpus) {
         List<Warning> out = check(r);
         hostSteal(r.hostSteal()).ifPresent(out::add);
         serverCpuFull(r, serverCpus).ifPresent(out::add);
+        generatorCpuFull(r).ifPresent(out::add);
         return out;
     }
 

@@ -112,6 +112,8 @@ final class JsonSummary {
         j.field("host_steal_share", r.hostSteal());
         j.key("server_cpu").beginObject().field("cores", r.serverCores())
                 .field("us_per_request", r.serverMicrosPerRequest()).endObject();
+        j.key("generator_cpu").beginObject().field("cores", r.generatorCores()).field("cpus", r.generatorCpus())
+                .endObject();
         j.key("warnings").beginArray();
         for (Warning w : r.warnings()) {
             j.beginObject().field("kind", w.kind().name()).field("message", w.message()).endObject();

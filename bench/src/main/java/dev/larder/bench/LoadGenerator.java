@@ -104,9 +104,11 @@ final class LoadGenerator {
      * @param hostSteal share (0-1) of the machine's CPU time its host took meanwhile ({@link HostSteal}); NaN unknown
      * @param serverCores the server's CPU meanwhile in cores ({@link ServerCpuTime}); NaN unknown
      * @param serverAllowedCpus how many CPUs the server may run on ({@link ServerCpuTime#allowedCpus}); 0 unknown
+     * @param generatorCores this generator's own CPU meanwhile in cores (its whole JVM); NaN unknown
+     * @param generatorCpus how many CPUs this generator may run on
      */
     record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal, double serverCores,
-                  int serverAllowedCpus) {
+                  int serverAllowedCpus, double generatorCores, int generatorCpus) {
     }
 
     /** @param windows one per measured phase, in order */
@@ -129,15 +131,17 @@ final class LoadGenerator {
                 ? EpollSocketChannel.class : NioSocketChannel.class;
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(plan.threads(),
                 new DefaultThreadFactory("larder-bench", true), handlers);
-        try (HostSteal steal = HostSteal.start(); ServerCpuTime cpu = ServerCpuTime.start(plan.target())) {
-            return run(plan, listener, group, channelClass, steal, cpu);
+        try (HostSteal steal = HostSteal.start(); ServerCpuTime cpu = ServerCpuTime.start(plan.target());
+             ServerCpuTime own = ServerCpuTime.ofThisProcess()) {
+            return run(plan, listener, group, channelClass, steal, cpu, own);
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
     }
 
     private static Outcome run(Plan plan, Listener listener, MultiThreadIoEventLoopGroup group,
-                               Class<? extends SocketChannel> channelClass, HostSteal steal, ServerCpuTime cpu) {
+                               Class<? extends SocketChannel> channelClass, HostSteal steal, ServerCpuTime cpu,
+                               ServerCpuTime own) {
         URI target = plan.target();
         int port = target.getPort() > 0 ? target.getPort() : ClientTls.https(target) ? 443 : 80;
         InetSocketAddress address = new InetSocketAddress(target.getHost(), port);
@@ -257,25 +261,29 @@ final class LoadGenerator {
             List<List<ThreadStats>> stats = collect(results, 60_000);
             steal.close();
             cpu.close();
+            own.close();
             return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9,
                     p -> steal.share(starts[p], Math.min(starts[p + 1], stopped)),
-                    p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus()));
+                    p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus(),
+                    p -> own.cores(starts[p], Math.min(starts[p + 1], stopped)), own.allowedCpus()));
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
         // HostSteal's close takes the reading after the last window's end; ServerCpuTime uses readings inside it.
         steal.close();
         cpu.close();
+        own.close();
         return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
                 p -> steal.share(starts[p], starts[p + 1]), p -> cpu.cores(starts[p], starts[p + 1]),
-                cpu.allowedCpus()));
+                cpu.allowedCpus(), p -> own.cores(starts[p], starts[p + 1]), own.allowedCpus()));
     }
 
     // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
     private static List<Window> windows(List<Phase> phases, List<List<ThreadStats>> perThread,
                                         java.util.function.IntToDoubleFunction seconds,
                                         java.util.function.IntToDoubleFunction hostSteal,
-                                        java.util.function.IntToDoubleFunction serverCores, int serverAllowedCpus) {
+                                        java.util.function.IntToDoubleFunction serverCores, int serverAllowedCpus,
+                                        java.util.function.IntToDoubleFunction generatorCores, int generatorCpus) {
         List<Window> out = new ArrayList<>();
         int w = 0;
         for (int p = 0; p < phases.size(); p++) {
@@ -287,7 +295,7 @@ final class LoadGenerator {
                 threads.add(t.get(w));
             }
             out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p),
-                    serverCores.applyAsDouble(p), serverAllowedCpus));
+                    serverCores.applyAsDouble(p), serverAllowedCpus, generatorCores.applyAsDouble(p), generatorCpus));
             w++;
         }
         return out;

@@ -57,6 +57,19 @@ final class ServerCpuTime implements AutoCloseable {
     }
 
     /**
+     * The same readings of this JVM, the load generator itself (every thread: its event loops, JIT, collector), on the
+     * CPUs it may run on: at a fixed rate a request costs the generator more than at saturation too, as it costs a
+     * server, so a generator pinned to one core can be what is full (docs/performance.md, "Session 43").
+     */
+    static ServerCpuTime ofThisProcess() {
+        Path proc = Path.of("/proc");
+        long pid = ProcessHandle.current().pid();
+        Map<Long, String> self = new HashMap<>();
+        ProcStat.read(proc, pid).ifPresent(s -> self.put(pid, s.startTime()));
+        return start(() -> cpuNanos(proc, self), Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
      * The summed CPU time of the processes ({@code pid -> start time}); empty when there are none or one of them is
      * gone (exited, or its pid now names a process that started at another time).
      */

@@ -173,8 +173,9 @@ public final class TailBench {
             throw new BenchException("capacity of " + op + " is 0: " + label + " answered nothing in "
                     + Units.shortTime(tail.capacityDuration().toNanos() / 1000.0));
         }
-        out.printf(Locale.ROOT, "  %scapacity %s (closed loop): %.0f req/s, status %s%n",
-                who, op, r.achievedRate(), r.statusCounts());
+        out.printf(Locale.ROOT, "  %scapacity %s (closed loop): %.0f req/s, status %s%s%n",
+                who, op, r.achievedRate(), r.statusCounts(), Double.isNaN(r.serverMicrosPerRequest()) ? ""
+                        : String.format(Locale.ROOT, ", %.1f us CPU per answer", r.serverMicrosPerRequest()));
         return r;
     }
 

@@ -81,6 +81,8 @@ final class TailJson {
                     .field("get_capacity", own.getCapacity().achievedRate())
                     .field("phases_within_slo", own.phasesWithin(bound))
                     .field("server_phases_within_slo", r.phasesWithinSlo());
+            optionalRun(j, "put", own.putCapacity());
+            optionalRun(j, "get", own.getCapacity());
             j.key("phases").beginArray();
             for (TailResult.OwnLoadPhase p : own.phases()) {
                 j.beginObject().field("kind", p.kind().name()).field("rate", p.rate())

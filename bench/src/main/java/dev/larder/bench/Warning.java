@@ -27,6 +27,8 @@ public record Warning(Kind kind, String message) {
         /** The virtual machine's host took a noticeable share of its CPU time during the window (steal time). */
         HOST_STEAL,
         /** The server used nearly all the CPUs it may run on during a fixed-rate window: it had nothing to spare. */
-        SERVER_CPU_FULL
+        SERVER_CPU_FULL,
+        /** The generator itself used nearly all the CPUs it may run on during a fixed-rate window. */
+        GENERATOR_CPU_FULL
     }
 }

@@ -138,6 +138,30 @@ class HonestyTest {
                 all.subList(all.size() - 2, all.size()).stream().map(Warning::kind).toList());
     }
 
+    @Test
+    void aGeneratorWithNoCpuToSpareAtAFixedRateIsSaid() {
+        RunResult base = result(45_900, 459_000, 10, 64, 1000, 1000, 0, SocketErrors.NONE);
+        RunResult full = withGenerator(base, 0.93, 1);
+        Warning w = Honesty.generatorCpuFull(full).orElseThrow();
+        assertEquals(Warning.Kind.GENERATOR_CPU_FULL, w.kind());
+        assertTrue(w.message().contains("93.0% of the time on the 1 CPU(s)"), w.message());
+        assertTrue(Honesty.generatorCpuFull(withGenerator(base, 0.93, 2)).isEmpty(), "two CPUs: room to spare");
+        assertTrue(Honesty.generatorCpuFull(withGenerator(base, 0.85, 1)).isEmpty(), "below the share");
+        assertTrue(Honesty.generatorCpuFull(withGenerator(base, Double.NaN, 1)).isEmpty(), "unknown: no warning");
+        assertTrue(Honesty.generatorCpuFull(withGenerator(base, 0.93, 0)).isEmpty(), "unknown CPUs: no warning");
+        RunResult closed = withGenerator(result(0, 900_000, 10, 64, 1000, 1000, 0, SocketErrors.NONE), 1.0, 1);
+        assertTrue(Honesty.generatorCpuFull(closed).isEmpty(), "a closed loop is meant to fill the core");
+        List<Warning> all = Honesty.check(full, 1);
+        assertEquals(Warning.Kind.GENERATOR_CPU_FULL, all.get(all.size() - 1).kind(), "the generator's check last");
+    }
+
+    private static RunResult withGenerator(RunResult r, double cores, int cpus) {
+        return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
+                r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
+                r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
+                r.warnings(), r.profiles(), r.timeline(), r.hostSteal(), r.serverCores(), cores, cpus);
+    }
+
     private static RunResult withCores(RunResult r, double cores) {
         return withMachine(r, Double.NaN, cores);
     }
@@ -146,6 +170,6 @@ class HonestyTest {
         return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
                 r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
                 r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
-                r.warnings(), r.profiles(), r.timeline(), hostSteal, cores);
+                r.warnings(), r.profiles(), r.timeline(), hostSteal, cores, Double.NaN, 0);
     }
 }

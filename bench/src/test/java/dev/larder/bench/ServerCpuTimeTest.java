@@ -101,6 +101,23 @@ class ServerCpuTimeTest {
     }
 
     @Test
+    void theGeneratorsOwnCpuIsThisJvmsOnTheCpusItMayRunOn() {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "needs Linux's /proc");
+        try (ServerCpuTime own = ServerCpuTime.ofThisProcess()) {
+            assertEquals(Runtime.getRuntime().availableProcessors(), own.allowedCpus());
+            long from = System.nanoTime();
+            long spinUntil = from + TimeUnit.MILLISECONDS.toNanos(1500);
+            double sink = 0;
+            while (System.nanoTime() < spinUntil) {
+                sink += Math.sqrt(sink + 1);
+            }
+            double cores = own.cores(from, System.nanoTime());
+            assertTrue(cores > 0.3 && cores <= Runtime.getRuntime().availableProcessors() + 0.1,
+                    "this JVM spun a core for 1.5 s: " + cores + " " + sink);
+        }
+    }
+
+    @Test
     void listeningSocketsAreReadFromTheKernelsTable() {
         String table = """
                   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode

@@ -184,8 +184,12 @@ final class JitWarmup {
         return List.of(options, options.toBuilder().inlineBatch(0).build());
     }
 
+    /**
+     * One server of {@link #requestPaths}; {@code lastPass}: the last of them, which ends the warm-up with the timer
+     * soak and, when it hands every request over, the rounds for the worker's path.
+     */
     private static void warm(ServerOptions loopback, StoreOptions storeOptions, Path dir, boolean metrics,
-                             long requests, Duration clockResolution, boolean soakTimers, WorkerPathGate gate)
+                             long requests, Duration clockResolution, boolean lastPass, WorkerPathGate gate)
             throws IOException {
         StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
                 storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground(),
@@ -214,7 +218,7 @@ final class JitWarmup {
             } finally {
                 admin.close();
             }
-            if (soakTimers) {
+            if (lastPass) {
                 // Its own listener, so that only the soak's connections are checked that often.
                 ServerOptions soakOptions = loopback.toBuilder().timeoutCheckPeriod(TIMER_SOAK_PERIOD).build();
                 try (LarderServer soak = LarderServer.start(soakOptions, store, observer)) {
@@ -222,7 +226,7 @@ final class JitWarmup {
                             () -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX));
                 }
             }
-            if (soakTimers && !loopback.synchronous() && loopback.inlineBatch() == 0) {
+            if (lastPass && !loopback.synchronous() && loopback.inlineBatch() == 0) {
                 // Last, once the soak has let C2's queue run down: C2's thresholds grow with its queue (about 15
                 // long through the request rounds), so before that even 3,000 runs of 16 did not get runOnce there.
                 gate.await(new PipelineWarmup(server.localAddress()));
