@@ -31,7 +31,7 @@ final class Honesty {
     /**
      * Share of its CPUs above which a fixed-rate window's generator is said to be full. Lower than the server's: a
      * generator that reads answers late adds its own queueing to every latency it records, and in session 43's
-     * control runs (nginx at 75% of its closed-loop capacities) its core was 89-95% busy.
+     * control runs (nginx at 75% of its closed-loop capacities) its core was 91-95% busy.
      */
     static final double GENERATOR_CPU_SHARE = 0.90;
 

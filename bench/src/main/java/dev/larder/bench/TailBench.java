@@ -137,10 +137,11 @@ public final class TailBench {
     /**
      * The control for the phase targets: nginx's own closed-loop capacities, then the same phases at the same fraction
      * of those ({@code --load}, even where {@code --rates} fixed the measured server's). On this 2-core machine nginx
-     * {@code return 200} itself missed a 10 ms p99 in 5 of 5 and 3 of 5 phases at 75% of its own capacities: a
-     * request at a fixed rate costs a server more than at saturation (fewer requests share each wake-up), so at that
-     * load the core is nearly full whatever the server. This tells a missed phase that any server would miss here from
-     * one that is the measured server's own (docs/performance.md, "Session 43").
+     * {@code return 200} itself held a 10 ms p99 in only 5 of 25 phases at 75% of its own capacities: a request at a
+     * fixed rate costs more than at saturation (fewer requests share a wake-up; nginx 1.09-1.25 times, Larder
+     * 1.3-1.4 times), and it does for the generator too, whose core was 91-95% busy there. This tells a phase that
+     * this machine and generator miss at that load whatever the server from one that is the measured server's own
+     * (docs/performance.md, "Session 43").
      */
     private TailResult.OwnLoad ownLoad(URI nginx, RequestEncoder encoder, AtomicLong cursor) {
         RunResult put = capacityOf(nginx, "nginx", encoder, cursor, TailPhase.PUT, "nginx ");
