@@ -34,6 +34,15 @@ class TailBenchTest {
                 Duration.ofSeconds(1), nginx == null ? null : nginx.url(), sustainable, Duration.ofSeconds(1), 1);
     }
 
+    /** A tail run against {@code larder} on 8 connections, text into {@link #text}, JSON and report under dir. */
+    private TailResult run(StubServer larder, TailOptions tail) {
+        BenchOptions options = BenchOptions.builder().target(Target.external("stub", larder.url()))
+                .connections(8).threads(1).timeout(Duration.ofSeconds(5)).reportDir(dir.resolve("report"))
+                .json(dir.resolve("tail.json")).commandLine("larder bench tail test").build();
+        PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8);
+        return TailBench.run(options, tail, out, out);
+    }
+
     @Test
     void tinyRunWritesTextJsonAndReport() throws IOException {
         // Serial stubs (one request at a time, 1 ms / 0.5 ms each): capacities about 1000 and 2000 req/s, so the
@@ -41,11 +50,7 @@ class TailBenchTest {
         try (StubServer larder = StubServer.serial(1000); StubServer nginx = StubServer.serial(500)) {
             Path report = dir.resolve("report");
             Path json = dir.resolve("tail.json");
-            BenchOptions options = BenchOptions.builder().target(Target.external("stub", larder.url()))
-                    .connections(8).threads(1).timeout(Duration.ofSeconds(5)).reportDir(report).json(json)
-                    .commandLine("larder bench tail test").build();
-            PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8);
-            TailResult r = TailBench.run(options, tail(0.5, true, nginx), out, out);
+            TailResult r = run(larder, tail(0.5, true, nginx));
 
             assertEquals(5, r.phases().size());
             assertEquals(List.of(TailPhase.PUT, TailPhase.GET, TailPhase.MIX, TailPhase.PUT, TailPhase.GET),
@@ -114,15 +119,11 @@ class TailBenchTest {
         try (StubServer larder = StubServer.serial(1000); StubServer nginx = StubServer.serial(250)) {
             Path report = dir.resolve("report");
             Path json = dir.resolve("tail.json");
-            BenchOptions options = BenchOptions.builder().target(Target.external("stub", larder.url()))
-                    .connections(8).threads(1).timeout(Duration.ofSeconds(5)).reportDir(report).json(json)
-                    .commandLine("larder bench tail test").build();
             TailOptions tail = new TailOptions(Duration.ZERO, Duration.ofMillis(700), Duration.ofSeconds(1), 0.5,
                     TailPhase.parseList("put,get,mix"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
                     Duration.ofSeconds(1), nginx.url(), false, Duration.ofSeconds(1), 1,
                     TailOptions.parseRates("put=100,get=100,mix=100"), true);
-            PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8);
-            TailResult r = TailBench.run(options, tail, out, out);
+            TailResult r = run(larder, tail);
 
             TailResult.OwnLoad own = r.nginxOwnLoad();
             double put = own.putCapacity().achievedRate();
