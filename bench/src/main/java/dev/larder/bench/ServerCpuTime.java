@@ -48,12 +48,7 @@ final class ServerCpuTime implements AutoCloseable {
     /** Samples the processes that serve {@code target} on this machine; nothing when there are none. */
     static ServerCpuTime start(URI target) {
         List<Long> pids = ListeningProcesses.serving(target);
-        Path proc = Path.of("/proc");
-        Map<Long, String> startTimes = new HashMap<>();
-        for (long pid : pids) {
-            ProcStat.read(proc, pid).ifPresent(s -> startTimes.put(pid, s.startTime()));
-        }
-        return start(() -> cpuNanos(proc, startTimes), ListeningProcesses.allowedCpus(pids));
+        return of(pids, ListeningProcesses.allowedCpus(pids));
     }
 
     /**
@@ -62,11 +57,17 @@ final class ServerCpuTime implements AutoCloseable {
      * server, so a generator pinned to one core can be what is full (docs/performance.md, "Session 43").
      */
     static ServerCpuTime ofThisProcess() {
+        return of(List.of(ProcessHandle.current().pid()), Runtime.getRuntime().availableProcessors());
+    }
+
+    /** Samples the summed CPU time of {@code pids} (as they are now: a pid reused later is not followed). */
+    private static ServerCpuTime of(List<Long> pids, int allowedCpus) {
         Path proc = Path.of("/proc");
-        long pid = ProcessHandle.current().pid();
-        Map<Long, String> self = new HashMap<>();
-        ProcStat.read(proc, pid).ifPresent(s -> self.put(pid, s.startTime()));
-        return start(() -> cpuNanos(proc, self), Runtime.getRuntime().availableProcessors());
+        Map<Long, String> startTimes = new HashMap<>();
+        for (long pid : pids) {
+            ProcStat.read(proc, pid).ifPresent(s -> startTimes.put(pid, s.startTime()));
+        }
+        return start(() -> cpuNanos(proc, startTimes), allowedCpus);
     }
 
     /**

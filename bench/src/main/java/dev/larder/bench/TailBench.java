@@ -70,7 +70,7 @@ public final class TailBench {
             RunResult putCapacity = capacity(server.url(), server.label(), encoder, TailPhase.PUT);
             RunResult getCapacity = capacity(server.url(), server.label(), encoder, TailPhase.GET);
             double[] capacities = {putCapacity.achievedRate(), getCapacity.achievedRate()};
-            List<TailSession.Step> steps = phaseSteps(capacities);
+            List<TailSession.Step> steps = phaseSteps(capacities, tail::rate);
             List<TailSession.Step> withLeadIn = withLeadIn(steps);
             out.println("  phases: " + describe(steps) + " (one session, same connections, after an unmeasured "
                     + Units.shortTime(LEAD_IN.toNanos() / 1000.0) + " lead-in at the first phase's rate)");
@@ -146,12 +146,8 @@ public final class TailBench {
     private TailResult.OwnLoad ownLoad(URI nginx, RequestEncoder encoder, AtomicLong cursor) {
         RunResult put = capacityOf(nginx, "nginx", encoder, cursor, TailPhase.PUT, "nginx ");
         RunResult get = capacityOf(nginx, "nginx", encoder, cursor, TailPhase.GET, "nginx ");
-        double[] capacities = {put.achievedRate(), get.achievedRate()};
-        List<TailSession.Step> steps = new ArrayList<>();
-        for (TailPhase kind : tail.phases()) {
-            steps.add(new TailSession.Step(kind.name(), kind, Math.round(tail.load() * capacity(kind, capacities)),
-                    tail.phaseDuration(), true));
-        }
+        List<TailSession.Step> steps = phaseSteps(new double[] {put.achievedRate(), get.achievedRate()},
+                (kind, capacity) -> tail.loadRate(capacity));
         out.printf(Locale.ROOT, "  nginx at %.0f%% of its own capacity: %s ...%n", 100 * tail.load(),
                 describe(steps));
         List<RunResult> results = session.run(nginx, "nginx", encoder, cursor, withLeadIn(steps));
@@ -195,10 +191,11 @@ public final class TailBench {
         return all;
     }
 
-    private List<TailSession.Step> phaseSteps(double[] capacities) {
+    /** The phases at the rate {@code rate} gives each kind for its op's capacity (PUT, GET in {@code capacities}). */
+    private List<TailSession.Step> phaseSteps(double[] capacities, PhaseRate rate) {
         List<TailSession.Step> steps = new ArrayList<>();
         for (TailPhase kind : tail.phases()) {
-            steps.add(new TailSession.Step(kind.name(), kind, tail.rate(kind, capacity(kind, capacities)),
+            steps.add(new TailSession.Step(kind.name(), kind, rate.of(kind, capacity(kind, capacities)),
                     tail.phaseDuration(), true));
         }
         return steps;
@@ -222,6 +219,12 @@ public final class TailBench {
                 yield total / seconds;
             }
         };
+    }
+
+    /** A phase's rate (req/s) from its kind and its op's capacity. */
+    @FunctionalInterface
+    private interface PhaseRate {
+        long of(TailPhase kind, double capacity);
     }
 
     private static String describe(List<TailSession.Step> steps) {

@@ -80,7 +80,7 @@ final class TailJson {
             j.beginObject().field("load", tail.load()).field("put_capacity", own.putCapacity().achievedRate())
                     .field("get_capacity", own.getCapacity().achievedRate())
                     .field("phases_within_slo", own.phasesWithin(bound))
-                    .field("server_phases_within_slo", r.phasesWithinSlo());
+                    .field("server_phases_within_slo", r.phasesWithin(bound));
             optionalRun(j, "put", own.putCapacity());
             optionalRun(j, "get", own.getCapacity());
             j.key("phases").beginArray();

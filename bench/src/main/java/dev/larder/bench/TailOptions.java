@@ -135,10 +135,15 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
         return out;
     }
 
-    /** The rate of a phase of this kind: the fixed one if given, else {@code load} x the capacity. */
+    /** The rate of a phase of this kind: the fixed one if given, else {@link #loadRate}. */
     public long rate(TailPhase kind, double capacity) {
         Long fixed = rates.get(kind);
-        return fixed != null ? fixed : Math.round(load * capacity);
+        return fixed != null ? fixed : loadRate(capacity);
+    }
+
+    /** {@code load} x the capacity, whatever {@code rates} fixed (the control's phases run at this). */
+    public long loadRate(double capacity) {
+        return Math.round(load * capacity);
     }
 
     /** One line for the report and the JSON. */

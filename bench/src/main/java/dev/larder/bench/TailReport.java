@@ -106,7 +106,7 @@ final class TailReport {
                         + "%.0f%% of those. Phases with p99 within the SLO: %s %d of %d, nginx %d of %d. A phase both "
                         + "miss is one this machine and generator miss at that load whatever the server.</p>%n",
                 100 * r.tail().load(), own.putCapacity().achievedRate(), own.getCapacity().achievedRate(),
-                100 * r.tail().load(), esc(r.label()), r.phasesWithinSlo(), r.phases().size(),
+                100 * r.tail().load(), esc(r.label()), r.phasesWithin(bound), r.phases().size(),
                 own.phasesWithin(bound), own.phases().size()));
         h.append("<table><tr><th>#</th><th class=\"l\">phase</th><th>rate</th><th>achieved</th><th>p50</th>"
                 + "<th>p99</th><th>p99.9</th><th>max</th><th>seconds p99 &gt; SLO</th><th>CPU per answer</th></tr>\n");

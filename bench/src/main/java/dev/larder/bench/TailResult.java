@@ -37,10 +37,9 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
         sustainable = List.copyOf(sustainable);
     }
 
-    /** Phases of the measured server whose p99 is within the SLO. */
-    public long phasesWithinSlo() {
-        long bound = tail.slo().thresholdMicros();
-        return phases.stream().filter(p -> p.larder().percentile(99) <= bound).count();
+    /** Phases of the measured server whose p99 is within {@code boundMicros}. */
+    public long phasesWithin(long boundMicros) {
+        return phases.stream().filter(p -> p.larder().percentile(99) <= boundMicros).count();
     }
 
     /**

@@ -99,7 +99,7 @@ final class TailText {
                     Units.cpuPerAnswer(n.serverMicrosPerRequest(), "-"));
         }
         out.printf(Locale.ROOT, "  phases with p99 <= %s: %s %d of %d at %.0f%% of its capacity, nginx %d of %d at "
-                        + "%.0f%% of its own%n", Units.timeMicros(bound), r.label(), r.phasesWithinSlo(),
+                        + "%.0f%% of its own%n", Units.timeMicros(bound), r.label(), r.phasesWithin(bound),
                 r.phases().size(), 100 * r.tail().load(), own.phasesWithin(bound), own.phases().size(),
                 100 * r.tail().load());
     }

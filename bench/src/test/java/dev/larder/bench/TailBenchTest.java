@@ -149,7 +149,7 @@ class TailBenchTest {
             String t = output();
             assertTrue(t.contains("nginx capacity PUT (closed loop): "), t);
             assertTrue(t.contains("Control: nginx at 50% of its own capacity"), t);
-            assertTrue(t.contains("phases with p99 <= 10.00ms: stub " + r.phasesWithinSlo() + " of 3 at 50% of its "
+            assertTrue(t.contains("phases with p99 <= 10.00ms: stub " + r.phasesWithin(bound) + " of 3 at 50% of its "
                     + "capacity, nginx " + within + " of 3 at 50% of its own"), t);
             String summary = Files.readString(json);
             assertTrue(summary.contains("\"nginx_own_load\": {"), summary);
