@@ -135,10 +135,11 @@ public final class Bench {
         Duration warmup = runs.isEmpty() ? sweep.initialWarmup() : options.warmup();
         RunResult r = runOnce(server, encoder, rate, warmup, putCursor, false);
         SweepOutcome.Point p = new SweepOutcome.Point(r, slo.violations(r));
-        if (p.missedWhileGeneratorLagged()) {
-            // A sweep stops at its first miss, so one stall of this process would otherwise set the breakdown point.
-            out.printf(Locale.ROOT, "  %8s req/s: MISS (%s) while the generator lagged (send lag %s): measured again%n",
-                    Units.rate(rate), String.join("; ", p.violations()), r.lagSummary());
+        if (p.missedWhileDisturbed()) {
+            // A sweep stops at its first miss, so one stall of this process (or of the host) would otherwise set the
+            // breakdown point.
+            out.printf(Locale.ROOT, "  %8s req/s: MISS (%s) while %s: measured again%n",
+                    Units.rate(rate), String.join("; ", p.violations()), p.disturbance());
             Sleep.millis(sweep.pause().toMillis());
             r = runOnce(server, encoder, rate, options.warmup(), putCursor, false);
             p = new SweepOutcome.Point(r, slo.violations(r));

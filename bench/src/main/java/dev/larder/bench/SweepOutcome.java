@@ -29,11 +29,29 @@ public record SweepOutcome(Slo slo, List<Point> points, Double breakdown, boolea
         }
 
         /**
-         * Missed while the generator itself fell behind its schedule: the miss may be the client's (a stall of the
-         * load generator's own process), not the server's, so the rate is worth measuring again.
+         * Missed while something outside the server disturbed the measurement for a while: the generator fell behind
+         * its own schedule (a stall of its own process) or the host took CPU time from this machine (steal). Both
+         * pass, so the rate is worth measuring again. A full core ({@code SERVER_CPU_FULL}, {@code GENERATOR_CPU_FULL})
+         * is not among them: a second run at the same rate meets the same full core.
          */
-        public boolean missedWhileGeneratorLagged() {
-            return !held() && result.warningKinds().contains(Warning.Kind.GENERATOR_LAG);
+        public boolean missedWhileDisturbed() {
+            return !held() && !disturbances().isEmpty();
+        }
+
+        /** What disturbed the run, in words ("the generator lagged (send lag ...)"); empty when nothing did. */
+        public String disturbance() {
+            return String.join(" and ", disturbances());
+        }
+
+        private List<String> disturbances() {
+            List<String> out = new java.util.ArrayList<>(2);
+            if (result.warningKinds().contains(Warning.Kind.GENERATOR_LAG)) {
+                out.add("the generator lagged (send lag " + result.lagSummary() + ")");
+            }
+            if (result.warningKinds().contains(Warning.Kind.HOST_STEAL)) {
+                out.add("the host took CPU time (steal)");
+            }
+            return out;
         }
     }
 

@@ -58,17 +58,11 @@ final class TailJson {
         for (TailResult.SustainableResult s : r.sustainable()) {
             j.beginObject().field("op", s.op().name()).field("capacity", s.capacity()).field("rate", s.rate())
                     .field("resolution", s.resolution());
-            j.key("trials").beginArray();
-            for (SweepOutcome.Point p : s.trials()) {
-                j.beginObject().field("rate", p.result().targetRate()).field("held", p.held())
-                        .field("p99_ms", p.result().percentile(99) / 1000.0);
-                j.key("violations").beginArray();
-                for (String v : p.violations()) {
-                    j.value(v);
-                }
-                j.endArray().endObject();
-            }
-            j.endArray().endObject();
+            j.key("trials");
+            trials(j, s.trials(), bound);
+            j.key("measured_again");
+            trials(j, s.measuredAgain(), bound);
+            j.endObject();
         }
         j.endArray();
         optionalRun(j, "nginx_capacity", r.nginxCapacity());
@@ -93,6 +87,24 @@ final class TailJson {
             j.endArray().endObject();
         }
         return j.endObject().toString();
+    }
+
+    /** Sustainable-search holds: the verdict, the seconds above the SLO, and the whole run (its timeline too). */
+    private static void trials(Json j, java.util.List<SweepOutcome.Point> trials, long bound) {
+        j.beginArray();
+        for (SweepOutcome.Point p : trials) {
+            j.beginObject().field("rate", p.result().targetRate()).field("held", p.held())
+                    .field("p99_ms", p.result().percentile(99) / 1000.0)
+                    .field("seconds_above_slo", p.result().timeline().secondsAbove(bound));
+            j.key("violations").beginArray();
+            for (String v : p.violations()) {
+                j.value(v);
+            }
+            j.endArray();
+            optionalRun(j, "run", p.result());
+            j.endObject();
+        }
+        j.endArray();
     }
 
     private static void optionalRun(Json j, String key, RunResult r) {

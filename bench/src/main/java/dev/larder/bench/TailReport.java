@@ -135,6 +135,9 @@ final class TailReport {
         for (SweepOutcome.Point p : s.trials()) {
             trials.append(trials.length() > 0 ? ", " : "").append(Units.rate(p.result().targetRate()))
                     .append(p.held() ? " held" : " missed");
+            if (s.measuredAgain().stream().anyMatch(m -> m.result().targetRate() == p.result().targetRate())) {
+                trials.append(" (measured again after a miss while the generator lagged or the host took CPU time)");
+            }
         }
         h.append(String.format(Locale.ROOT, "<td>%s</td><td>%s</td><td class=\"l\">%s</td></tr>%n",
                 s.rate() > 0 ? Units.rate(s.rate()) : "below " + Units.rate(Math.round(s.resolution())),

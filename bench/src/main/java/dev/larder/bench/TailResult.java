@@ -126,12 +126,15 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
      * @param capacity   the closed-loop (saturated) rate it was searched under
      * @param rate       the highest rate that held the SLO for the hold after a write phase; 0 if none did
      * @param resolution capacity / 2^steps: the true breakdown point is below {@code rate + resolution}
-     * @param trials     each hold tried, in order, with why it missed (empty = held)
+     * @param trials        each hold the bisection went by, in order, with why it missed (empty = held)
+     * @param measuredAgain the holds that missed while the generator lagged or the host took CPU time, each run once
+     *                      more at the same rate (the run after it is the one in {@code trials})
      */
     public record SustainableResult(TailPhase op, double capacity, double rate, double resolution,
-                                    List<SweepOutcome.Point> trials) {
+                                    List<SweepOutcome.Point> trials, List<SweepOutcome.Point> measuredAgain) {
         public SustainableResult {
             trials = List.copyOf(trials);
+            measuredAgain = List.copyOf(measuredAgain);
         }
     }
 }

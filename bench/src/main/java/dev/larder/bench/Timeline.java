@@ -85,6 +85,16 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
     }
 
     /**
+     * The {@code n} seconds with the highest p99, highest first (their indices from the start of the window; seconds
+     * without answers left out): where a long window's p99 came from.
+     */
+    public List<Integer> worstSeconds(int n) {
+        return java.util.stream.IntStream.range(0, seconds.size()).filter(i -> seconds.get(i).completed() > 0).boxed()
+                .sorted(java.util.Comparator.comparingLong((Integer i) -> seconds.get(i).p99()).reversed()).limit(n)
+                .toList();
+    }
+
+    /**
      * Seconds from the start of the window to the first second with answers and a p99 within {@code boundMicros}
      * (0: the first second already was); -1 if no second was.
      */

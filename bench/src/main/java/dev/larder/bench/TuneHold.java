@@ -24,7 +24,8 @@ final class TuneHold {
     /**
      * Holds {@code from}, then {@link #STEP} times the rate before after each miss, until a rate holds, after
      * {@link #MAX_HOLDS} holds, or when {@code another} says there is no time for the next. A miss while the
-     * generator lagged is held once more at the same rate (time permitting), and only the second counts.
+     * generator lagged or the host took CPU time ({@link SweepOutcome.Point#missedWhileDisturbed}) is held once more
+     * at the same rate (time permitting), and only the second counts.
      *
      * @param hold       one hold at a rate; judged by {@code slo} as a sweep point is
      * @param beforeHold called before every hold: waits until the server has paid off the one before, as
@@ -37,8 +38,9 @@ final class TuneHold {
         double rate = Math.round(from);
         while (rate >= 1 && holds.size() < MAX_HOLDS && (holds.isEmpty() || another.getAsBoolean())) {
             SweepOutcome.Point p = holdOnce(rate, slo, hold, beforeHold);
-            if (p.missedWhileGeneratorLagged() && another.getAsBoolean()) {
-                // As a sweep does: a stall of the tune process itself must not set the finalist's held rate.
+            if (p.missedWhileDisturbed() && another.getAsBoolean()) {
+                // As a sweep does: a stall of the tune process itself (or of the host) must not set the finalist's
+                // held rate.
                 p = holdOnce(rate, slo, hold, beforeHold);
             }
             holds.add(p);

@@ -36,6 +36,11 @@ class FormatTest {
     }
 
     static RunResult sample(double rate, long... latenciesMicros) {
+        return sample(rate, Timeline.EMPTY, latenciesMicros);
+    }
+
+    /** As {@link #sample(double, long...)}, with the given second-by-second timeline. */
+    static RunResult sample(double rate, Timeline timeline, long... latenciesMicros) {
         Histogram c = GeneratorThread.newHistogram();
         Histogram u = GeneratorThread.newHistogram();
         Histogram lag = GeneratorThread.newHistogram();
@@ -49,7 +54,7 @@ class FormatTest {
         status.put(503, 1L);
         RunResult draft = new RunResult("stub", URI.create("http://127.0.0.1:8080"), "get", rate, 64, 1, 1.0, c, u,
                 lag, latenciesMicros.length, 1000, SocketErrors.NONE, status, new double[] {90, 100, 110}, 0, 0,
-                0, List.of(), List.of(), Timeline.EMPTY);
+                0, List.of(), List.of(), timeline);
         return draft.withWarnings(Honesty.check(draft));
     }
 

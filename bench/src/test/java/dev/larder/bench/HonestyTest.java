@@ -70,14 +70,22 @@ class HonestyTest {
     }
 
     @Test
-    void aSweepMeasuresAgainOnlyAMissWhileTheGeneratorLagged() {
+    void aSweepMeasuresAgainOnlyAMissWhileTheGeneratorLaggedOrTheHostStole() {
         RunResult lagging = checked(result(1000, 10_000, 10, 64, 25_000, 1500, 20_000, SocketErrors.NONE));
         RunResult slowServer = checked(result(1000, 10_000, 10, 64, 25_000, 1500, 50, SocketErrors.NONE));
+        RunResult stolen = slowServer.withWarnings(List.of(Honesty.hostSteal(0.08).orElseThrow()));
+        RunResult fullGenerator = slowServer.withWarnings(List.of(new Warning(Warning.Kind.GENERATOR_CPU_FULL,
+                "the generator used 97% of its one CPU")));
         List<String> missed = List.of("p99 25.00ms > 10.00ms");
-        assertTrue(new SweepOutcome.Point(lagging, missed).missedWhileGeneratorLagged());
-        assertFalse(new SweepOutcome.Point(slowServer, missed).missedWhileGeneratorLagged(),
+        assertTrue(new SweepOutcome.Point(lagging, missed).missedWhileDisturbed());
+        assertTrue(new SweepOutcome.Point(lagging, missed).disturbance().startsWith("the generator lagged (send lag "));
+        assertTrue(new SweepOutcome.Point(stolen, missed).missedWhileDisturbed());
+        assertEquals("the host took CPU time (steal)", new SweepOutcome.Point(stolen, missed).disturbance());
+        assertFalse(new SweepOutcome.Point(slowServer, missed).missedWhileDisturbed(),
                 "the server's own miss stands");
-        assertFalse(new SweepOutcome.Point(lagging, List.of()).missedWhileGeneratorLagged(), "a held rate stands");
+        assertFalse(new SweepOutcome.Point(fullGenerator, missed).missedWhileDisturbed(),
+                "a full generator core is met again at the same rate");
+        assertFalse(new SweepOutcome.Point(lagging, List.of()).missedWhileDisturbed(), "a held rate stands");
     }
 
     private static RunResult checked(RunResult r) {

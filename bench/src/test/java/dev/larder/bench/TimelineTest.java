@@ -25,6 +25,15 @@ class TimelineTest {
     }
 
     @Test
+    void theWorstSecondsAreThoseWithTheHighestP99AmongSecondsWithAnswers() {
+        Timeline t = new Timeline(10_000, List.of(new Timeline.Second(10, 0, 1, 5_000, 6_000),
+                new Timeline.Second(10, 2, 1, 90_000, 95_000), new Timeline.Second(0, 0, 0, 0, 0),
+                new Timeline.Second(10, 1, 1, 70_000, 80_000)));
+        assertEquals(List.of(1, 3), t.worstSeconds(2));
+        assertEquals(List.of(1, 3, 0), t.worstSeconds(5), "a second without answers is not among them");
+    }
+
+    @Test
     void timelineSumsMatchTheTotals() {
         // A 300 ms stall about 1.5 s into the 3 s window (400 req/s, 0.5 s warm-up): many answers above 10 ms.
         try (StubServer stub = StubServer.stalling(500, 800, 300)) {
