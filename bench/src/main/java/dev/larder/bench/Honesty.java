@@ -55,7 +55,7 @@ final class Honesty {
 
     /**
      * A warning when a fixed-rate window kept the server busier than {@link #SERVER_CPU_SHARE} of the {@code cpus} it
-     * may run on ({@link ServerCpuTime}; unknown CPU or {@code cpus} 0 gives none, and so does a closed loop, which is
+     * may run on ({@link ProcessCpuTime}; unknown CPU or {@code cpus} 0 gives none, and so does a closed loop, which is
      * meant to fill them).
      */
     static Optional<Warning> serverCpuFull(RunResult r, int cpus) {

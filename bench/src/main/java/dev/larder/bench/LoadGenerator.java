@@ -102,8 +102,8 @@ final class LoadGenerator {
      * @param threads per-thread statistics
      * @param seconds length of the window (for a run until the sources ran dry: from start to the last answer)
      * @param hostSteal share (0-1) of the machine's CPU time its host took meanwhile ({@link HostSteal}); NaN unknown
-     * @param serverCores the server's CPU meanwhile in cores ({@link ServerCpuTime}); NaN unknown
-     * @param serverAllowedCpus how many CPUs the server may run on ({@link ServerCpuTime#allowedCpus}); 0 unknown
+     * @param serverCores the server's CPU meanwhile in cores ({@link ProcessCpuTime}); NaN unknown
+     * @param serverAllowedCpus how many CPUs the server may run on ({@link ProcessCpuTime#allowedCpus}); 0 unknown
      * @param generatorCores this generator's own CPU meanwhile in cores (its whole JVM); NaN unknown
      * @param generatorCpus how many CPUs this generator may run on
      */
@@ -131,8 +131,8 @@ final class LoadGenerator {
                 ? EpollSocketChannel.class : NioSocketChannel.class;
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(plan.threads(),
                 new DefaultThreadFactory("larder-bench", true), handlers);
-        try (HostSteal steal = HostSteal.start(); ServerCpuTime cpu = ServerCpuTime.start(plan.target());
-             ServerCpuTime own = ServerCpuTime.ofThisProcess()) {
+        try (HostSteal steal = HostSteal.start(); ProcessCpuTime cpu = ProcessCpuTime.start(plan.target());
+             ProcessCpuTime own = ProcessCpuTime.ofThisProcess()) {
             return run(plan, listener, group, channelClass, steal, cpu, own);
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
@@ -140,8 +140,8 @@ final class LoadGenerator {
     }
 
     private static Outcome run(Plan plan, Listener listener, MultiThreadIoEventLoopGroup group,
-                               Class<? extends SocketChannel> channelClass, HostSteal steal, ServerCpuTime cpu,
-                               ServerCpuTime own) {
+                               Class<? extends SocketChannel> channelClass, HostSteal steal, ProcessCpuTime cpu,
+                               ProcessCpuTime own) {
         URI target = plan.target();
         int port = target.getPort() > 0 ? target.getPort() : ClientTls.https(target) ? 443 : 80;
         InetSocketAddress address = new InetSocketAddress(target.getHost(), port);
@@ -269,7 +269,7 @@ final class LoadGenerator {
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
-        // HostSteal's close takes the reading after the last window's end; ServerCpuTime uses readings inside it.
+        // HostSteal's close takes the reading after the last window's end; ProcessCpuTime uses readings inside it.
         steal.close();
         cpu.close();
         own.close();

@@ -7,7 +7,7 @@ import java.util.function.Supplier;
 
 /**
  * Readings of one source, taken every period on a daemon thread of their own and kept in order, for a run's windows to
- * be measured from afterwards ({@link HostSteal}, {@link ServerCpuTime}). Each keeps its own parsing and its own
+ * be measured from afterwards ({@link HostSteal}, {@link ProcessCpuTime}). Each keeps its own parsing and its own
  * window arithmetic; this is the thread and the list they share. A source that gives no first reading is not read
  * again (what cannot be read now will not be readable a period later): no thread is started for nothing.
  *

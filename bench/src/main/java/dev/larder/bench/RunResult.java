@@ -37,7 +37,7 @@ import org.HdrHistogram.Histogram;
  * @param timeline      the window second by second (empty for the prefill)
  * @param hostSteal     share (0-1) of the machine's CPU time its host took during the window ({@link HostSteal});
  *                      NaN unknown
- * @param serverCores   the server's CPU during the window, in cores ({@link ServerCpuTime}); NaN unknown
+ * @param serverCores   the server's CPU during the window, in cores ({@link ProcessCpuTime}); NaN unknown
  * @param generatorCores this generator's own CPU during the window, in cores; NaN unknown
  * @param generatorCpus  how many CPUs this generator may run on; 0 unknown
  */

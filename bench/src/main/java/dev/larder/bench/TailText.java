@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /**
  * The text summary of a tail run: the phase table beside nginx (with each server's CPU per answer when its processes
- * can be read, {@link ServerCpuTime}), the sustainable rates, the warnings.
+ * can be read, {@link ProcessCpuTime}), the sustainable rates, the warnings.
  */
 final class TailText {
 

@@ -86,6 +86,7 @@ class HonestyTest {
         assertFalse(new SweepOutcome.Point(fullGenerator, missed).missedWhileDisturbed(),
                 "a full generator core is met again at the same rate");
         assertFalse(new SweepOutcome.Point(lagging, List.of()).missedWhileDisturbed(), "a held rate stands");
+
     }
 
     private static RunResult checked(RunResult r) {

@@ -16,17 +16,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-class ServerCpuTimeTest {
+class ProcessCpuTimeTest {
 
     @Test
     void coresAreTheCpuTimeOverTheTimeBetweenTwoReadings() {
         long s = TimeUnit.SECONDS.toNanos(1);
-        ServerCpuTime.Sample a = new ServerCpuTime.Sample(10 * s, 4.0e9);
-        ServerCpuTime.Sample b = new ServerCpuTime.Sample(12 * s, 5.5e9);
-        assertEquals(0.75, ServerCpuTime.cores(a, b), 1e-9);
-        assertTrue(Double.isNaN(ServerCpuTime.cores(a, a)), "no time between them");
-        assertTrue(Double.isNaN(ServerCpuTime.cores(null, b)));
-        assertTrue(Double.isNaN(ServerCpuTime.cores(b, new ServerCpuTime.Sample(13 * s, 1.0e9))),
+        ProcessCpuTime.Sample a = new ProcessCpuTime.Sample(10 * s, 4.0e9);
+        ProcessCpuTime.Sample b = new ProcessCpuTime.Sample(12 * s, 5.5e9);
+        assertEquals(0.75, ProcessCpuTime.cores(a, b), 1e-9);
+        assertTrue(Double.isNaN(ProcessCpuTime.cores(a, a)), "no time between them");
+        assertTrue(Double.isNaN(ProcessCpuTime.cores(null, b)));
+        assertTrue(Double.isNaN(ProcessCpuTime.cores(b, new ProcessCpuTime.Sample(13 * s, 1.0e9))),
                 "a guard: CPU time never goes back, so such a pair gives no figure rather than a negative one");
     }
 
@@ -35,7 +35,7 @@ class ServerCpuTimeTest {
         // A server whose CPU time grows at half a core until 1.5 s in and at a full core after that.
         long t0 = System.nanoTime();
         long switchAt = t0 + TimeUnit.MILLISECONDS.toNanos(1500);
-        try (ServerCpuTime cpu = ServerCpuTime.start(() -> {
+        try (ProcessCpuTime cpu = ProcessCpuTime.start(() -> {
             long now = System.nanoTime();
             double before = 0.5 * (Math.min(now, switchAt) - t0);
             return OptionalDouble.of(before + Math.max(0, now - switchAt));
@@ -56,11 +56,11 @@ class ServerCpuTimeTest {
     @Test
     void aServerWhoseCpuCannotBeReadIsNotSampled() throws Exception {
         AtomicInteger asked = new AtomicInteger();
-        try (ServerCpuTime cpu = ServerCpuTime.start(() -> {
+        try (ProcessCpuTime cpu = ProcessCpuTime.start(() -> {
             asked.incrementAndGet();
             return OptionalDouble.empty();
         }, 0)) {
-            TimeUnit.MILLISECONDS.sleep(3 * ServerCpuTime.PERIOD_MILLIS);
+            TimeUnit.MILLISECONDS.sleep(3 * ProcessCpuTime.PERIOD_MILLIS);
             assertEquals(1, asked.get(), "asked once, then left alone");
             assertEquals(0, cpu.sampleCount());
             assertTrue(Double.isNaN(cpu.cores(0, System.nanoTime())));
@@ -73,7 +73,7 @@ class ServerCpuTimeTest {
         try (ServerSocket listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             URI url = URI.create("http://127.0.0.1:" + listening.getLocalPort() + "/v0/entity");
             assertEquals(List.of(ProcessHandle.current().pid()), ListeningProcesses.serving(url));
-            try (ServerCpuTime cpu = ServerCpuTime.start(url)) {
+            try (ProcessCpuTime cpu = ProcessCpuTime.start(url)) {
                 // The JVM's affinity is what taskset gave it, at least one CPU and at most the machine's.
                 assertTrue(cpu.allowedCpus() >= 1 && cpu.allowedCpus() <= Runtime.getRuntime().availableProcessors()
                         + 64, "allowed: " + cpu.allowedCpus());
@@ -103,7 +103,7 @@ class ServerCpuTimeTest {
     @Test
     void theGeneratorsOwnCpuIsThisJvmsOnTheCpusItMayRunOn() {
         assumeTrue(Files.isDirectory(Path.of("/proc/self")), "needs Linux's /proc");
-        try (ServerCpuTime own = ServerCpuTime.ofThisProcess()) {
+        try (ProcessCpuTime own = ProcessCpuTime.ofThisProcess()) {
             assertEquals(Runtime.getRuntime().availableProcessors(), own.allowedCpus());
             long from = System.nanoTime();
             long spinUntil = from + TimeUnit.MILLISECONDS.toNanos(1500);
@@ -155,11 +155,11 @@ class ServerCpuTimeTest {
         // A command name may hold spaces and parens: the fields are counted after the last ')'.
         Files.writeString(proc.resolve("11/stat"),
                 "11 (nginx) worker) R 10 10 10 0 -1 4194560 1 0 0 0 7 3 0 0 20 0 1 0 4343 0 0\n");
-        assertEquals(5.1e9, ServerCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 11L, "4343")).orElseThrow(),
+        assertEquals(5.1e9, ProcessCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 11L, "4343")).orElseThrow(),
                 1, "510 ticks of 10 ms");
-        assertTrue(ServerCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 11L, "9999")).isEmpty(),
+        assertTrue(ProcessCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 11L, "9999")).isEmpty(),
                 "pid 11 now names another process");
-        assertTrue(ServerCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 13L, "1")).isEmpty(), "13 exited");
+        assertTrue(ProcessCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 13L, "1")).isEmpty(), "13 exited");
     }
 
     @Test

@@ -12,8 +12,8 @@ import java.util.OptionalDouble;
 import java.util.function.Supplier;
 
 /**
- * How much CPU the server under test used while a window ran, in cores (1.0: one core busy all the time): the CPU
- * time of the processes listening on its port ({@link ListeningProcesses}: Larder's JVM, or nginx's master and
+ * How much CPU a set of processes used while a window ran, in cores (1.0: one core busy all the time). Mostly the
+ * server under test's: the CPU time of the processes listening on its port ({@link ListeningProcesses}: Larder's JVM, or nginx's master and
  * workers), read from {@code /proc/<pid>/stat} every {@value #PERIOD_MILLIS} ms on a thread of its own. Divided by
  * the answers of the window it is the CPU a request cost, which at a fixed rate is what decides how much of the core
  * is left for bursts of background work: on one core a GET at 40k/s cost about twice what it costs at saturation
@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * is checked) there are no more readings. For a server on another machine, or one whose processes cannot be read,
  * nothing is sampled and every figure is unknown.
  */
-final class ServerCpuTime implements AutoCloseable {
+final class ProcessCpuTime implements AutoCloseable {
 
     static final long PERIOD_MILLIS = 200;
     /** USER_HZ, the unit of the CPU times in {@code /proc/<pid>/stat}: 100 on every Linux ABI. */
@@ -40,13 +40,13 @@ final class ServerCpuTime implements AutoCloseable {
     private final PeriodicSampler<Sample> sampler;
     private final int allowedCpus;
 
-    private ServerCpuTime(PeriodicSampler<Sample> sampler, int allowedCpus) {
+    private ProcessCpuTime(PeriodicSampler<Sample> sampler, int allowedCpus) {
         this.sampler = sampler;
         this.allowedCpus = allowedCpus;
     }
 
     /** Samples the processes that serve {@code target} on this machine; nothing when there are none. */
-    static ServerCpuTime start(URI target) {
+    static ProcessCpuTime start(URI target) {
         List<Long> pids = ListeningProcesses.serving(target);
         return of(pids, ListeningProcesses.allowedCpus(pids));
     }
@@ -56,12 +56,12 @@ final class ServerCpuTime implements AutoCloseable {
      * CPUs it may run on: at a fixed rate a request costs the generator more than at saturation too, as it costs a
      * server, so a generator pinned to one core can be what is full (docs/performance.md, "Session 43").
      */
-    static ServerCpuTime ofThisProcess() {
+    static ProcessCpuTime ofThisProcess() {
         return of(List.of(ProcessHandle.current().pid()), Runtime.getRuntime().availableProcessors());
     }
 
     /** Samples the summed CPU time of {@code pids} (as they are now: a pid reused later is not followed). */
-    private static ServerCpuTime of(List<Long> pids, int allowedCpus) {
+    private static ProcessCpuTime of(List<Long> pids, int allowedCpus) {
         Path proc = Path.of("/proc");
         Map<Long, String> startTimes = new HashMap<>();
         for (long pid : pids) {
@@ -119,8 +119,8 @@ final class ServerCpuTime implements AutoCloseable {
      * Samples {@code cpuNanos} (the server's CPU time in ns, empty when unknown) of a server that may run on
      * {@code allowedCpus} CPUs (0: unknown).
      */
-    static ServerCpuTime start(Supplier<OptionalDouble> cpuNanos, int allowedCpus) {
-        return new ServerCpuTime(PeriodicSampler.start("bench-server-cpu", PERIOD_MILLIS, () -> {
+    static ProcessCpuTime start(Supplier<OptionalDouble> cpuNanos, int allowedCpus) {
+        return new ProcessCpuTime(PeriodicSampler.start("bench-server-cpu", PERIOD_MILLIS, () -> {
             long now = System.nanoTime();
             OptionalDouble cpu = cpuNanos.get();
             return cpu.isPresent() ? new Sample(now, cpu.getAsDouble()) : null;
