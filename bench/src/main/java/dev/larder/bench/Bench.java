@@ -125,6 +125,18 @@ public final class Bench {
         return outcome;
     }
 
+    /**
+     * A rate's warnings under its line, all but {@code RATE_NOT_ACHIEVED} (its verdict already says so); sweeps and
+     * the sustainable search print them alike.
+     */
+    static void printWarnings(PrintStream out, RunResult r) {
+        for (Warning w : r.warnings()) {
+            if (w.kind() != Warning.Kind.RATE_NOT_ACHIEVED) {
+                out.println("            WARNING: " + w.message());
+            }
+        }
+    }
+
     private SweepOutcome.Point point(ServerHandle server, RequestEncoder encoder, double rate, AtomicLong putCursor,
                                      Slo slo,
                                      List<RunResult> runs, List<SweepOutcome.Point> points) {
@@ -134,7 +146,7 @@ public final class Bench {
         // The first rate also warms a cold server up.
         Duration warmup = runs.isEmpty() ? sweep.initialWarmup() : options.warmup();
         RunResult r = runOnce(server, encoder, rate, warmup, putCursor, false);
-        SweepOutcome.Point p = new SweepOutcome.Point(r, slo.violations(r));
+        SweepOutcome.Point p = SweepOutcome.Point.judged(r, slo);
         if (p.missedWhileDisturbed()) {
             // A sweep stops at its first miss, so one stall of this process (or of the host) would otherwise set the
             // breakdown point.
@@ -142,7 +154,7 @@ public final class Bench {
                     Units.rate(rate), String.join("; ", p.violations()), p.disturbance());
             Sleep.millis(sweep.pause().toMillis());
             r = runOnce(server, encoder, rate, options.warmup(), putCursor, false);
-            p = new SweepOutcome.Point(r, slo.violations(r));
+            p = SweepOutcome.Point.judged(r, slo);
         }
         runs.add(r);
         points.add(p);
@@ -151,11 +163,7 @@ public final class Bench {
                 Units.timeMicros(r.percentile(99)), Units.timeMicros(r.percentile(99.9)),
                 Units.timeMicros(r.corrected().getMaxValue()), 100 * r.errorRatio(),
                 p.held() ? "ok" : "MISS (" + String.join("; ", p.violations()) + ")");
-        for (Warning w : r.warnings()) {
-            if (w.kind() != Warning.Kind.RATE_NOT_ACHIEVED) {
-                out.println("            WARNING: " + w.message());
-            }
-        }
+        printWarnings(out, r);
         for (ProfileResult pr : r.profiles()) {
             out.println("            profile " + pr.event() + ": " + (pr.ok() ? pr.file() : pr.error()));
         }

@@ -43,8 +43,8 @@ final class SustainableSearch {
 
     /**
      * The bisection itself, over {@code trial} (a write phase and a hold at the given rate; returns the hold). A trial
-     * that misses while the generator lagged or the host took CPU time ({@link SweepOutcome.Point#missedWhileDisturbed})
-     * is run once more at the same rate and only the second counts: one bisection step decides half of what is left,
+     * that misses while the generator lagged or the host took CPU time
+     * ({@link SweepOutcome.Point#missedWhileDisturbed}) is run once more at the same rate and only the second counts: one bisection step decides half of what is left,
      * so a stall of the generator's own process would otherwise set the answer (session 43: the search gave nginx a
      * GET rate of 0.16x its saturated one, missing at 14.5k/s where 12.1k had held at 0.13 ms).
      */
@@ -57,11 +57,11 @@ final class SustainableSearch {
         long bound = tail.slo().thresholdMicros();
         for (int i = 0; i < tail.bisectSteps(); i++) {
             double rate = Math.round((lo + hi) / 2);
-            SweepOutcome.Point p = judge(trial.apply(rate), tail.slo());
+            SweepOutcome.Point p = SweepOutcome.Point.judged(trial.apply(rate), tail.slo());
             if (p.missedWhileDisturbed()) {
                 print(out, op, rate, p, bound, "measured again: missed while " + p.disturbance());
                 measuredAgain.add(p);
-                p = judge(trial.apply(rate), tail.slo());
+                p = SweepOutcome.Point.judged(trial.apply(rate), tail.slo());
             }
             trials.add(p);
             print(out, op, rate, p, bound, p.held() ? "held" : "MISS (" + String.join("; ", p.violations()) + ")");
@@ -73,10 +73,6 @@ final class SustainableSearch {
         }
         return new TailResult.SustainableResult(op, capacity, lo, capacity / Math.pow(2, tail.bisectSteps()), trials,
                 measuredAgain);
-    }
-
-    private static SweepOutcome.Point judge(RunResult r, Slo slo) {
-        return new SweepOutcome.Point(r, slo.violations(r));
     }
 
     /**
@@ -102,10 +98,6 @@ final class SustainableSearch {
             out.printf(Locale.ROOT, "            %d of %d s above %s%s%n", t.secondsAbove(boundMicros),
                     t.seconds().size(), Units.timeMicros(boundMicros), worst);
         }
-        for (Warning w : r.warnings()) {
-            if (w.kind() != Warning.Kind.RATE_NOT_ACHIEVED) {
-                out.println("            WARNING: " + w.message());
-            }
-        }
+        Bench.printWarnings(out, r);
     }
 }

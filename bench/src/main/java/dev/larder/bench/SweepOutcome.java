@@ -1,5 +1,6 @@
 package dev.larder.bench;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -22,6 +23,11 @@ public record SweepOutcome(Slo slo, List<Point> points, Double breakdown, boolea
     public record Point(RunResult result, List<String> violations) {
         public Point {
             violations = List.copyOf(violations);
+        }
+
+        /** {@code r} judged by {@code slo}. */
+        static Point judged(RunResult r, Slo slo) {
+            return new Point(r, slo.violations(r));
         }
 
         public boolean held() {
@@ -47,7 +53,7 @@ public record SweepOutcome(Slo slo, List<Point> points, Double breakdown, boolea
         }
 
         private List<String> disturbances() {
-            List<String> out = new java.util.ArrayList<>(2);
+            List<String> out = new ArrayList<>(2);
             if (result.warningKinds().contains(Warning.Kind.GENERATOR_LAG)) {
                 out.add("the generator lagged (send lag " + result.lagSummary() + ")");
             }

@@ -1,5 +1,7 @@
 package dev.larder.bench;
 
+import java.util.List;
+
 /** The {@code --json} summary of a tail run; each run in {@link JsonSummary}'s layout (latencies in ms). */
 final class TailJson {
 
@@ -90,7 +92,7 @@ final class TailJson {
     }
 
     /** Sustainable-search holds: the verdict, the seconds above the SLO, and the whole run (its timeline too). */
-    private static void trials(Json j, java.util.List<SweepOutcome.Point> trials, long bound) {
+    private static void trials(Json j, List<SweepOutcome.Point> trials, long bound) {
         j.beginArray();
         for (SweepOutcome.Point p : trials) {
             j.beginObject().field("rate", p.result().targetRate()).field("held", p.held())

@@ -1,7 +1,9 @@
 package dev.larder.bench;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.HdrHistogram.IntCountsHistogram;
 
 /**
@@ -89,9 +91,8 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
      * without answers left out): where a long window's p99 came from.
      */
     public List<Integer> worstSeconds(int n) {
-        return java.util.stream.IntStream.range(0, seconds.size()).filter(i -> seconds.get(i).completed() > 0).boxed()
-                .sorted(java.util.Comparator.comparingLong((Integer i) -> seconds.get(i).p99()).reversed()).limit(n)
-                .toList();
+        return IntStream.range(0, seconds.size()).filter(i -> seconds.get(i).completed() > 0).boxed()
+                .sorted(Comparator.comparingLong((Integer i) -> seconds.get(i).p99()).reversed()).limit(n).toList();
     }
 
     /**

@@ -55,8 +55,7 @@ final class TuneHold {
     private static SweepOutcome.Point holdOnce(double rate, Slo slo, DoubleFunction<RunResult> hold,
                                                Runnable beforeHold) {
         beforeHold.run();
-        RunResult r = hold.apply(rate);
-        return new SweepOutcome.Point(r, slo.violations(r));
+        return SweepOutcome.Point.judged(hold.apply(rate), slo);
     }
 
     /** The rate that held; 0 when none did; -1 when nothing was held (no hold round, or no time for it). */
