@@ -54,20 +54,25 @@ final class Honesty {
     }
 
     /**
-     * A warning when a fixed-rate window kept the server busier than {@link #SERVER_CPU_SHARE} of the {@code cpus} it
-     * may run on ({@link ProcessCpuTime}; unknown CPU or {@code cpus} 0 gives none, and so does a closed loop, which is
-     * meant to fill them).
+     * A warning when a fixed-rate window kept the server's request path busier than {@link #SERVER_CPU_SHARE} of the
+     * {@code cpus} it may run on ({@link RunResult#serverForegroundCores}: its lower-priority threads left out, since
+     * they take only what the request path leaves; unknown CPU or {@code cpus} 0 gives none, and so does a closed loop,
+     * which is meant to fill them).
      */
     static Optional<Warning> serverCpuFull(RunResult r, int cpus) {
-        if (r.closedLoop() || cpus <= 0 || !(r.serverCores() > SERVER_CPU_SHARE * cpus)) {
+        double foreground = r.serverForegroundCores();
+        if (r.closedLoop() || cpus <= 0 || !(foreground > SERVER_CPU_SHARE * cpus)) {
             return Optional.empty();
         }
+        String background = Double.isNaN(r.serverBackgroundCores()) ? ""
+                : String.format(Locale.ROOT, ", not counting the %.1f%% its lower-priority background threads took",
+                        100 * r.serverBackgroundCores() / cpus);
         return Optional.of(new Warning(Warning.Kind.SERVER_CPU_FULL, String.format(Locale.ROOT,
-                "the server was busy %.1f%% of the time on the %d CPU(s) it may run on (%.1fus per answer): at "
-                        + "this rate it has no CPU to spare, so a burst of background work (a flush, a compaction) "
-                        + "or of noise becomes a queue, and the tail measured here is that of a full core rather "
-                        + "than of its settings; the rate it can hold is lower", 100 * r.serverCores() / cpus, cpus,
-                r.serverMicrosPerRequest())));
+                "the server's request path was busy %.1f%% of the time on the %d CPU(s) it may run on%s (%.1fus per "
+                        + "answer in all): at this rate it has no CPU to spare, so a burst of background work (a "
+                        + "flush, a compaction) or of noise becomes a queue, and the tail measured here is that of a "
+                        + "full core rather than of its settings; the rate it can hold is lower",
+                100 * foreground / cpus, cpus, background, r.serverMicrosPerRequest())));
     }
 
     /**

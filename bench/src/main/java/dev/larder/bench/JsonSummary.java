@@ -111,7 +111,8 @@ final class JsonSummary {
         // Unknown is null, like the other figures a run may lack.
         j.field("host_steal_share", r.hostSteal());
         j.key("server_cpu").beginObject().field("cores", r.serverCores())
-                .field("us_per_request", r.serverMicrosPerRequest()).endObject();
+                .field("us_per_request", r.serverMicrosPerRequest())
+                .field("background_cores", r.serverBackgroundCores()).endObject();
         j.key("generator_cpu").beginObject().field("cores", r.generatorCores()).field("cpus", r.generatorCpus())
                 .endObject();
         j.key("warnings").beginArray();

@@ -103,12 +103,13 @@ final class LoadGenerator {
      * @param seconds length of the window (for a run until the sources ran dry: from start to the last answer)
      * @param hostSteal share (0-1) of the machine's CPU time its host took meanwhile ({@link HostSteal}); NaN unknown
      * @param serverCores the server's CPU meanwhile in cores ({@link ProcessCpuTime}); NaN unknown
+     * @param serverBackgroundCores the part of it its lower-priority threads used; NaN unknown
      * @param serverAllowedCpus how many CPUs the server may run on ({@link ProcessCpuTime#allowedCpus}); 0 unknown
      * @param generatorCores this generator's own CPU meanwhile in cores (its whole JVM); NaN unknown
      * @param generatorCpus how many CPUs this generator may run on
      */
     record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal, double serverCores,
-                  int serverAllowedCpus, double generatorCores, int generatorCpus) {
+                  double serverBackgroundCores, int serverAllowedCpus, double generatorCores, int generatorCpus) {
     }
 
     /** @param windows one per measured phase, in order */
@@ -264,7 +265,8 @@ final class LoadGenerator {
             own.close();
             return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9,
                     p -> steal.share(starts[p], Math.min(starts[p + 1], stopped)),
-                    p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus(),
+                    p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped)),
+                    p -> cpu.backgroundCores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus(),
                     p -> own.cores(starts[p], Math.min(starts[p + 1], stopped)), own.allowedCpus()));
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
@@ -275,14 +277,16 @@ final class LoadGenerator {
         own.close();
         return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
                 p -> steal.share(starts[p], starts[p + 1]), p -> cpu.cores(starts[p], starts[p + 1]),
-                cpu.allowedCpus(), p -> own.cores(starts[p], starts[p + 1]), own.allowedCpus()));
+                p -> cpu.backgroundCores(starts[p], starts[p + 1]), cpu.allowedCpus(), p -> own.cores(starts[p], starts[p + 1]), own.allowedCpus()));
     }
 
     // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
     private static List<Window> windows(List<Phase> phases, List<List<ThreadStats>> perThread,
                                         java.util.function.IntToDoubleFunction seconds,
                                         java.util.function.IntToDoubleFunction hostSteal,
-                                        java.util.function.IntToDoubleFunction serverCores, int serverAllowedCpus,
+                                        java.util.function.IntToDoubleFunction serverCores,
+                                        java.util.function.IntToDoubleFunction serverBackgroundCores,
+                                        int serverAllowedCpus,
                                         java.util.function.IntToDoubleFunction generatorCores, int generatorCpus) {
         List<Window> out = new ArrayList<>();
         int w = 0;
@@ -295,7 +299,7 @@ final class LoadGenerator {
                 threads.add(t.get(w));
             }
             out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p),
-                    serverCores.applyAsDouble(p), serverAllowedCpus, generatorCores.applyAsDouble(p), generatorCpus));
+                    serverCores.applyAsDouble(p), serverBackgroundCores.applyAsDouble(p), serverAllowedCpus, generatorCores.applyAsDouble(p), generatorCpus));
             w++;
         }
         return out;

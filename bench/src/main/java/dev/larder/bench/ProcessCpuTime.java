@@ -8,8 +8,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalDouble;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * How much CPU a set of processes used while a window ran, in cores (1.0: one core busy all the time). Mostly the
@@ -26,6 +26,11 @@ import java.util.function.Supplier;
  * processes are the ones listening when the run starts: once one of them exits (or its pid is reused: the start time
  * is checked) there are no more readings. For a server on another machine, or one whose processes cannot be read,
  * nothing is sampled and every figure is unknown.
+ *
+ * <p>Each reading also sums the threads that run at a lower priority than their process ({@code nice} above the
+ * process's, from {@code /proc/<pid>/task/<tid>/stat}): Larder's flushes, compactions and table warmer at nice 19.
+ * They take whatever the request path leaves, so a server whose background fills the core is not a server whose
+ * loop does; session 44 read Larder 96.5-99.9% busy at every PUT rate it tried for that reason.
  */
 final class ProcessCpuTime implements AutoCloseable {
 
@@ -33,8 +38,15 @@ final class ProcessCpuTime implements AutoCloseable {
     /** USER_HZ, the unit of the CPU times in {@code /proc/<pid>/stat}: 100 on every Linux ABI. */
     static final long TICKS_PER_SECOND = 100;
 
-    /** One reading: when ({@link System#nanoTime}) and the processes' CPU time in ns since they started. */
-    record Sample(long nanos, double cpuNanos) {
+    /**
+     * One reading: when ({@link System#nanoTime}), the processes' CPU time in ns since they started, and how much of it
+     * their lower-priority threads now alive have used (NaN unknown).
+     */
+    record Sample(long nanos, double cpuNanos, double backgroundCpuNanos) {
+    }
+
+    /** What one reading of the processes gives: all their CPU time and their lower-priority threads' (NaN unknown). */
+    record Reading(double cpuNanos, double backgroundCpuNanos) {
     }
 
     private final PeriodicSampler<Sample> sampler;
@@ -48,59 +60,95 @@ final class ProcessCpuTime implements AutoCloseable {
     /** Samples the processes that serve {@code target} on this machine; nothing when there are none. */
     static ProcessCpuTime start(URI target) {
         List<Long> pids = ListeningProcesses.serving(target);
-        return of(pids, ListeningProcesses.allowedCpus(pids));
+        return of(pids, ListeningProcesses.allowedCpus(pids), true);
     }
 
     /**
      * The same readings of this JVM, the load generator itself (every thread: its event loops, JIT, collector), on the
      * CPUs it may run on: at a fixed rate a request costs the generator more than at saturation too, as it costs a
-     * server, so a generator pinned to one core can be what is full (docs/performance.md, "Session 43").
+     * server, so a generator pinned to one core can be what is full (docs/performance.md, "Session 43"). Its threads
+     * are not read one by one (it has no lower-priority ones, and the reads would be its own CPU).
      */
     static ProcessCpuTime ofThisProcess() {
-        return of(List.of(ProcessHandle.current().pid()), Runtime.getRuntime().availableProcessors());
-    }
-
-    /** Samples the summed CPU time of {@code pids} (as they are now: a pid reused later is not followed). */
-    private static ProcessCpuTime of(List<Long> pids, int allowedCpus) {
-        Path proc = Path.of("/proc");
-        Map<Long, String> startTimes = new HashMap<>();
-        for (long pid : pids) {
-            ProcStat.read(proc, pid).ifPresent(s -> startTimes.put(pid, s.startTime()));
-        }
-        return start(() -> cpuNanos(proc, startTimes), allowedCpus);
+        return of(List.of(ProcessHandle.current().pid()), Runtime.getRuntime().availableProcessors(), false);
     }
 
     /**
-     * The summed CPU time of the processes ({@code pid -> start time}); empty when there are none or one of them is
-     * gone (exited, or its pid now names a process that started at another time).
+     * Samples the summed CPU time of {@code pids} (as they are now: a pid reused later is not followed), and of their
+     * lower-priority threads when {@code byThread}.
      */
-    static OptionalDouble cpuNanos(Path proc, Map<Long, String> startTimes) {
-        if (startTimes.isEmpty()) {
-            return OptionalDouble.empty();
+    private static ProcessCpuTime of(List<Long> pids, int allowedCpus, boolean byThread) {
+        Path proc = Path.of("/proc");
+        Map<Long, String> startTimes = new HashMap<>();
+        for (long pid : pids) {
+            ProcStat.read(proc.resolve(pid + "/stat")).ifPresent(s -> startTimes.put(pid, s.startTime()));
         }
-        long ticks = 0;
-        for (Map.Entry<Long, String> p : startTimes.entrySet()) {
-            Optional<ProcStat> stat = ProcStat.read(proc, p.getKey());
-            if (stat.isEmpty() || !stat.get().startTime().equals(p.getValue())) {
-                return OptionalDouble.empty();
-            }
-            ticks += stat.get().cpuTicks();
-        }
-        return OptionalDouble.of(ticks * (1e9 / TICKS_PER_SECOND));
+        return start(() -> read(proc, startTimes, byThread), allowedCpus);
     }
 
-    /** What this needs of {@code /proc/<pid>/stat}: user plus system time (ticks) and the start time. */
-    record ProcStat(long cpuTicks, String startTime) {
+    /**
+     * The summed CPU time of the processes ({@code pid -> start time}) and, when {@code byThread}, of their threads at
+     * a lower priority than their process (else NaN); empty when there are none or one of them is gone (exited, or its
+     * pid now names a process that started at another time).
+     */
+    static Optional<Reading> read(Path proc, Map<Long, String> startTimes, boolean byThread) {
+        if (startTimes.isEmpty()) {
+            return Optional.empty();
+        }
+        long ticks = 0;
+        long backgroundTicks = 0;
+        for (Map.Entry<Long, String> p : startTimes.entrySet()) {
+            Optional<ProcStat> stat = ProcStat.read(proc.resolve(p.getKey() + "/stat"));
+            if (stat.isEmpty() || !stat.get().startTime().equals(p.getValue())) {
+                return Optional.empty();
+            }
+            ticks += stat.get().cpuTicks();
+            if (byThread) {
+                backgroundTicks += backgroundTicks(proc.resolve(p.getKey() + "/task"), stat.get().nice());
+            }
+        }
+        double nanosPerTick = 1e9 / TICKS_PER_SECOND;
+        return Optional.of(new Reading(ticks * nanosPerTick, byThread ? backgroundTicks * nanosPerTick : Double.NaN));
+    }
 
-        static Optional<ProcStat> read(Path proc, long pid) {
+    /**
+     * The CPU ticks of the threads in {@code tasks} ({@code /proc/<pid>/task}) whose nice value is above
+     * {@code processNice}. A thread that exits between the listing and its reading is left out; one that exited
+     * earlier is in no listing, so a window over its exit reads no figure ({@link #cores(Sample, Sample)}).
+     */
+    private static long backgroundTicks(Path tasks, int processNice) {
+        long ticks = 0;
+        try (Stream<Path> threads = Files.list(tasks)) {
+            for (Path thread : (Iterable<Path>) threads::iterator) {
+                Optional<ProcStat> stat = ProcStat.read(thread.resolve("stat"));
+                if (stat.isPresent() && stat.get().nice() > processNice) {
+                    ticks += stat.get().cpuTicks();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return ticks;
+    }
+
+    /**
+     * What this needs of a {@code stat} file of a process or a thread: user plus system time (ticks), the nice value
+     * and the start time.
+     */
+    record ProcStat(long cpuTicks, int nice, String startTime) {
+
+        static Optional<ProcStat> read(Path stat) {
             try {
-                return parse(Files.readString(proc.resolve(pid + "/stat")));
+                return parse(Files.readString(stat));
             } catch (IOException | RuntimeException e) {
                 return Optional.empty();
             }
         }
 
-        /** Fields 14 (utime), 15 (stime) and 22 (starttime), counted after the command name's closing paren. */
+        /**
+         * Fields 14 (utime), 15 (stime), 19 (nice) and 22 (starttime), counted after the command name's closing
+         * paren.
+         */
         static Optional<ProcStat> parse(String stat) {
             int paren = stat.lastIndexOf(')');
             if (paren < 0) {
@@ -111,19 +159,20 @@ final class ProcessCpuTime implements AutoCloseable {
             if (f.length < 20) {
                 return Optional.empty();
             }
-            return Optional.of(new ProcStat(Long.parseLong(f[11]) + Long.parseLong(f[12]), f[19]));
+            return Optional.of(new ProcStat(Long.parseLong(f[11]) + Long.parseLong(f[12]), Integer.parseInt(f[16]),
+                    f[19]));
         }
     }
 
     /**
-     * Samples {@code cpuNanos} (the server's CPU time in ns, empty when unknown) of a server that may run on
+     * Samples {@code readings} (the server's CPU time in ns, empty when unknown) of a server that may run on
      * {@code allowedCpus} CPUs (0: unknown).
      */
-    static ProcessCpuTime start(Supplier<OptionalDouble> cpuNanos, int allowedCpus) {
+    static ProcessCpuTime start(Supplier<Optional<Reading>> readings, int allowedCpus) {
         return new ProcessCpuTime(PeriodicSampler.start("bench-server-cpu", PERIOD_MILLIS, () -> {
             long now = System.nanoTime();
-            OptionalDouble cpu = cpuNanos.get();
-            return cpu.isPresent() ? new Sample(now, cpu.getAsDouble()) : null;
+            Optional<Reading> r = readings.get();
+            return r.map(reading -> new Sample(now, reading.cpuNanos(), reading.backgroundCpuNanos())).orElse(null);
         }), allowedCpus);
     }
 
@@ -143,6 +192,21 @@ final class ProcessCpuTime implements AutoCloseable {
      * inside.
      */
     double cores(long fromNanos, long toNanos) {
+        Sample[] span = span(fromNanos, toNanos);
+        return cores(span[0], span[1]);
+    }
+
+    /**
+     * The part of {@link #cores(long, long)} that the server's lower-priority threads used (same readings); NaN when
+     * unknown, or when one of those threads exited in between (its time left the sum).
+     */
+    double backgroundCores(long fromNanos, long toNanos) {
+        Sample[] span = span(fromNanos, toNanos);
+        return backgroundCores(span[0], span[1]);
+    }
+
+    /** The first and the last reading between the two times (nulls when there is none). */
+    private Sample[] span(long fromNanos, long toNanos) {
         Sample first = null;
         Sample last = null;
         for (Sample s : sampler.readings()) {
@@ -154,7 +218,7 @@ final class ProcessCpuTime implements AutoCloseable {
             }
             last = s;
         }
-        return cores(first, last);
+        return new Sample[] {first, last};
     }
 
     static double cores(Sample first, Sample last) {
@@ -162,6 +226,14 @@ final class ProcessCpuTime implements AutoCloseable {
             return Double.NaN;
         }
         return (last.cpuNanos() - first.cpuNanos()) / (last.nanos() - first.nanos());
+    }
+
+    static double backgroundCores(Sample first, Sample last) {
+        double all = cores(first, last);
+        if (Double.isNaN(all) || !(last.backgroundCpuNanos() >= first.backgroundCpuNanos())) {
+            return Double.NaN;
+        }
+        return Math.min(all, (last.backgroundCpuNanos() - first.backgroundCpuNanos()) / (last.nanos() - first.nanos()));
     }
 
     /** Stops the sampler; once a window's end has passed, its figure no longer changes. */

@@ -38,6 +38,8 @@ import org.HdrHistogram.Histogram;
  * @param hostSteal     share (0-1) of the machine's CPU time its host took during the window ({@link HostSteal});
  *                      NaN unknown
  * @param serverCores   the server's CPU during the window, in cores ({@link ProcessCpuTime}); NaN unknown
+ * @param serverBackgroundCores the part of {@code serverCores} its threads at a lower priority than their process used
+ *                      (Larder's flushes and compactions at nice 19); NaN unknown
  * @param generatorCores this generator's own CPU during the window, in cores; NaN unknown
  * @param generatorCpus  how many CPUs this generator may run on; 0 unknown
  */
@@ -46,7 +48,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
                         long bytes, SocketErrors errors, SortedMap<Integer, Long> statusCounts, double[] rateSamples,
                         long inFlightAtEnd, long behindAtEnd, long behindAtStart, List<Warning> warnings,
                         List<ProfileResult> profiles, Timeline timeline, double hostSteal, double serverCores,
-                        double generatorCores, int generatorCpus) {
+                        double serverBackgroundCores, double generatorCores, int generatorCpus) {
 
     /** Fraction of the target rate below which a run is reported as not achieved. */
     public static final double ACHIEVED_THRESHOLD = 0.99;
@@ -66,7 +68,7 @@ public record RunResult(String target, URI url, String workload, double targetRa
                      List<ProfileResult> profiles, Timeline timeline) {
         this(target, url, workload, targetRate, connections, threads, seconds, corrected, uncorrected, lag, completed,
                 bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd, behindAtStart, warnings,
-                profiles, timeline, Double.NaN, Double.NaN, Double.NaN, 0);
+                profiles, timeline, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0);
     }
 
     /** Merges per-thread statistics of one window and runs the honesty checks. */
@@ -117,20 +119,30 @@ public record RunResult(String target, URI url, String workload, double targetRa
         RunResult draft = new RunResult(target, url, workload, rate, connections, window.threads().size(),
                 window.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
                 inFlight, behind, behindAtStart, List.of(), profiles, Timeline.merge(timelines), window.hostSteal(),
-                window.serverCores(), window.generatorCores(), window.generatorCpus());
+                window.serverCores(), window.serverBackgroundCores(), window.generatorCores(), window.generatorCpus());
         return draft.withWarnings(Honesty.check(draft, window.serverAllowedCpus()));
     }
 
     RunResult withWarnings(List<Warning> newWarnings) {
         return new RunResult(target, url, workload, targetRate, connections, threads, seconds, corrected,
                 uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd,
-                behindAtStart, newWarnings, profiles, timeline, hostSteal, serverCores, generatorCores, generatorCpus);
+                behindAtStart, newWarnings, profiles, timeline, hostSteal, serverCores, serverBackgroundCores,
+                generatorCores, generatorCpus);
     }
 
     RunResult withProfiles(List<ProfileResult> newProfiles) {
         return new RunResult(target, url, workload, targetRate, connections, threads, seconds, corrected,
                 uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples, inFlightAtEnd, behindAtEnd,
-                behindAtStart, warnings, newProfiles, timeline, hostSteal, serverCores, generatorCores, generatorCpus);
+                behindAtStart, warnings, newProfiles, timeline, hostSteal, serverCores, serverBackgroundCores,
+                generatorCores, generatorCpus);
+    }
+
+    /**
+     * The server's CPU in cores without its lower-priority threads' (all of it when theirs is unknown): what its
+     * request path used, the part that has to fit in its cores for a rate to be held.
+     */
+    public double serverForegroundCores() {
+        return Double.isNaN(serverBackgroundCores) ? serverCores : serverCores - serverBackgroundCores;
     }
 
     public boolean closedLoop() {

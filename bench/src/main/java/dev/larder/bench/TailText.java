@@ -21,14 +21,14 @@ final class TailText {
                 + "the first second with p99 <= %s; cost: answers > %s in the first %s after the switch / rate, in "
                 + "seconds of requests%n", r.label(), tail.slo().describe(), b, b, b,
                 Units.shortTime(tail.switchWindow().toNanos() / 1000.0));
-        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %13s%n", "#", "op", "rate",
+        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %8s %13s%n", "#", "op", "rate",
                 "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio", "cpu/req",
-                "nginx cpu/req");
+                "bg cores", "nginx cpu/req");
         int i = 1;
         for (TailResult.PhaseResult p : r.phases()) {
             RunResult l = p.larder();
             int recover = p.recoverySeconds(bound);
-            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s %8s %13s%n", i++,
+            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s %8s %8s %13s%n", i++,
                     p.kind(),
                     Units.rate(p.rate()), l.achievedRate(), Units.timeMicros(l.percentile(50)),
                     Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),
@@ -36,6 +36,8 @@ final class TailText {
                     recover < 0 ? "never" : recover + "s", p.switchCostSeconds(tail.switchWindow()),
                     p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
                     p.nginx() == null ? "-" : p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
+                    Double.isNaN(l.serverBackgroundCores()) ? "-"
+                            : String.format(Locale.ROOT, "%.2f", l.serverBackgroundCores()),
                     p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
         }
         if (r.nginxOwnLoad() != null) {

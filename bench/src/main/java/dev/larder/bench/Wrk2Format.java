@@ -77,8 +77,11 @@ public final class Wrk2Format {
                     100 * r.achievedRatio(), r.lagSummary());
         }
         if (!Double.isNaN(r.serverCores())) {
-            out.printf(Locale.ROOT, "  Server CPU: %.2f cores, %s per answer (processes listening on the target's "
-                    + "port)%n", r.serverCores(), Units.cpuPerAnswer(r.serverMicrosPerRequest(), "-"));
+            out.printf(Locale.ROOT, "  Server CPU: %.2f cores%s, %s per answer (processes listening on the target's "
+                    + "port)%n", r.serverCores(), Double.isNaN(r.serverBackgroundCores()) ? ""
+                            : String.format(Locale.ROOT, " (%.2f of them lower-priority background threads)",
+                                    r.serverBackgroundCores()),
+                    Units.cpuPerAnswer(r.serverMicrosPerRequest(), "-"));
         }
         for (ProfileResult p : r.profiles()) {
             out.println(p.ok() ? "  Profile " + p.event() + " (" + p.seconds() + "s): " + p.file()

@@ -150,11 +150,13 @@ class BenchFlowTest {
             assertTrue(r.serverCores() > 0 && r.serverCores() <= Runtime.getRuntime().availableProcessors() + 0.1,
                     "cores: " + r.serverCores());
             assertEquals(r.serverCores() * 1e6 / r.achievedRate(), r.serverMicrosPerRequest(), 1e-6);
-            assertTrue(output().matches("(?s).*Server CPU: \\d+\\.\\d\\d cores, \\d+\\.\\dus per answer.*"),
-                    output());
+            assertTrue(output().matches("(?s).*Server CPU: \\d+\\.\\d\\d cores \\(\\d+\\.\\d\\d of them lower-priority "
+                    + "background threads\\), \\d+\\.\\dus per answer.*"), output());
+            assertTrue(r.serverBackgroundCores() >= 0 && r.serverBackgroundCores() <= r.serverCores(),
+                    "this JVM's threads at a nice above its own: " + r.serverBackgroundCores());
             String json = Files.readString(dir.resolve("cpu.json"));
-            assertTrue(json.matches("(?s).*\"server_cpu\": \\{\\s*\"cores\": [0-9.]+,\\s*\"us_per_request\": .*"),
-                    json);
+            assertTrue(json.matches("(?s).*\"server_cpu\": \\{\\s*\"cores\": [0-9.]+,\\s*\"us_per_request\": [0-9.]+,"
+                    + "\\s*\"background_cores\": [0-9.]+\\s*}.*"), json);
             assertTrue(json.contains("\"host_steal_share\": "), json);
         }
     }

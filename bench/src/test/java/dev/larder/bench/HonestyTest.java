@@ -134,6 +134,7 @@ class HonestyTest {
         assertEquals(Warning.Kind.SERVER_CPU_FULL, w.kind());
         assertTrue(w.message().contains("99.8% of the time on the 1 CPU(s)") && w.message().contains("21.7us"),
                 w.message());
+        assertFalse(w.message().contains("lower-priority"), "nothing said of a background it did not read");
         assertTrue(Honesty.serverCpuFull(full, 2).isEmpty(), "half of two CPUs is room to spare");
         assertTrue(Honesty.serverCpuFull(full, 0).isEmpty(), "unknown affinity: no warning");
         RunResult nginx = withCores(result(45_900, 459_000, 10, 64, 1000, 1000, 0, SocketErrors.NONE), 0.58);
@@ -145,6 +146,23 @@ class HonestyTest {
         List<Warning> all = Honesty.check(withMachine(full, 0.2, full.serverCores()), 1);
         assertEquals(List.of(Warning.Kind.HOST_STEAL, Warning.Kind.SERVER_CPU_FULL),
                 all.subList(all.size() - 2, all.size()).stream().map(Warning::kind).toList());
+    }
+
+    @Test
+    void aCoreFilledByTheServersBackgroundThreadsIsNoFullRequestPath() {
+        // Session 44's PUT trials: the process 96.5-99.9% busy at every rate, nice-19 flushes and compactions filling
+        // what the loop left.
+        RunResult base = result(45_900, 459_000, 10, 64, 1000, 1000, 0, SocketErrors.NONE);
+        RunResult busyBackground = withServer(base, 0.99, 0.30);
+        assertEquals(0.69, busyBackground.serverForegroundCores(), 1e-9);
+        assertTrue(Honesty.serverCpuFull(busyBackground, 1).isEmpty(), "the request path had 31% of the core spare");
+        RunResult fullLoop = withServer(base, 0.995, 0.02);
+        Warning w = Honesty.serverCpuFull(fullLoop, 1).orElseThrow();
+        assertTrue(w.message().contains("request path was busy 97.5% of the time on the 1 CPU(s) it may run on, not counting the "
+                + "2.0% its lower-priority background threads took") && w.message().contains("21.7us"), w.message());
+        assertEquals(0.99, withServer(base, 0.99, Double.NaN).serverForegroundCores(), 1e-9,
+                "unknown background: all of it counts");
+        assertTrue(Honesty.serverCpuFull(withServer(base, 0.99, Double.NaN), 1).isPresent());
     }
 
     @Test
@@ -168,7 +186,15 @@ class HonestyTest {
         return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
                 r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
                 r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
-                r.warnings(), r.profiles(), r.timeline(), r.hostSteal(), r.serverCores(), cores, cpus);
+                r.warnings(), r.profiles(), r.timeline(), r.hostSteal(), r.serverCores(), r.serverBackgroundCores(), cores,
+                cpus);
+    }
+
+    private static RunResult withServer(RunResult r, double cores, double backgroundCores) {
+        return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
+                r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
+                r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
+                r.warnings(), r.profiles(), r.timeline(), r.hostSteal(), cores, backgroundCores, Double.NaN, 0);
     }
 
     private static RunResult withCores(RunResult r, double cores) {
@@ -179,6 +205,6 @@ class HonestyTest {
         return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
                 r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
                 r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
-                r.warnings(), r.profiles(), r.timeline(), hostSteal, cores, Double.NaN, 0);
+                r.warnings(), r.profiles(), r.timeline(), hostSteal, cores, Double.NaN, Double.NaN, 0);
     }
 }

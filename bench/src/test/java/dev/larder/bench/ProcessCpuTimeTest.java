@@ -11,7 +11,8 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.OptionalDouble;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -21,13 +22,19 @@ class ProcessCpuTimeTest {
     @Test
     void coresAreTheCpuTimeOverTheTimeBetweenTwoReadings() {
         long s = TimeUnit.SECONDS.toNanos(1);
-        ProcessCpuTime.Sample a = new ProcessCpuTime.Sample(10 * s, 4.0e9);
-        ProcessCpuTime.Sample b = new ProcessCpuTime.Sample(12 * s, 5.5e9);
+        ProcessCpuTime.Sample a = new ProcessCpuTime.Sample(10 * s, 4.0e9, 1.0e9);
+        ProcessCpuTime.Sample b = new ProcessCpuTime.Sample(12 * s, 5.5e9, 1.6e9);
         assertEquals(0.75, ProcessCpuTime.cores(a, b), 1e-9);
+        assertEquals(0.30, ProcessCpuTime.backgroundCores(a, b), 1e-9);
         assertTrue(Double.isNaN(ProcessCpuTime.cores(a, a)), "no time between them");
         assertTrue(Double.isNaN(ProcessCpuTime.cores(null, b)));
-        assertTrue(Double.isNaN(ProcessCpuTime.cores(b, new ProcessCpuTime.Sample(13 * s, 1.0e9))),
+        assertTrue(Double.isNaN(ProcessCpuTime.backgroundCores(null, b)));
+        assertTrue(Double.isNaN(ProcessCpuTime.cores(b, new ProcessCpuTime.Sample(13 * s, 1.0e9, 2.0e9))),
                 "a guard: CPU time never goes back, so such a pair gives no figure rather than a negative one");
+        assertTrue(Double.isNaN(ProcessCpuTime.backgroundCores(b, new ProcessCpuTime.Sample(13 * s, 6.0e9, 1.0e9))),
+                "a background thread exited: its time left the sum, so no figure");
+        assertTrue(Double.isNaN(ProcessCpuTime.backgroundCores(a, new ProcessCpuTime.Sample(12 * s, 5.5e9,
+                Double.NaN))), "not read by thread");
     }
 
     @Test
@@ -38,7 +45,7 @@ class ProcessCpuTimeTest {
         try (ProcessCpuTime cpu = ProcessCpuTime.start(() -> {
             long now = System.nanoTime();
             double before = 0.5 * (Math.min(now, switchAt) - t0);
-            return OptionalDouble.of(before + Math.max(0, now - switchAt));
+            return Optional.of(new ProcessCpuTime.Reading(before + Math.max(0, now - switchAt), Double.NaN));
         }, 2)) {
             assertEquals(2, cpu.allowedCpus());
             TimeUnit.MILLISECONDS.sleep(4600);
@@ -58,7 +65,7 @@ class ProcessCpuTimeTest {
         AtomicInteger asked = new AtomicInteger();
         try (ProcessCpuTime cpu = ProcessCpuTime.start(() -> {
             asked.incrementAndGet();
-            return OptionalDouble.empty();
+            return Optional.empty();
         }, 0)) {
             TimeUnit.MILLISECONDS.sleep(3 * ProcessCpuTime.PERIOD_MILLIS);
             assertEquals(1, asked.get(), "asked once, then left alone");
@@ -155,11 +162,87 @@ class ProcessCpuTimeTest {
         // A command name may hold spaces and parens: the fields are counted after the last ')'.
         Files.writeString(proc.resolve("11/stat"),
                 "11 (nginx) worker) R 10 10 10 0 -1 4194560 1 0 0 0 7 3 0 0 20 0 1 0 4343 0 0\n");
-        assertEquals(5.1e9, ProcessCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 11L, "4343")).orElseThrow(),
-                1, "510 ticks of 10 ms");
-        assertTrue(ProcessCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 11L, "9999")).isEmpty(),
+        ProcessCpuTime.Reading both = ProcessCpuTime.read(proc, Map.of(10L, "4242", 11L, "4343"), false).orElseThrow();
+        assertEquals(5.1e9, both.cpuNanos(), 1, "510 ticks of 10 ms");
+        assertTrue(Double.isNaN(both.backgroundCpuNanos()), "threads not read");
+        assertTrue(ProcessCpuTime.read(proc, Map.of(10L, "4242", 11L, "9999"), false).isEmpty(),
                 "pid 11 now names another process");
-        assertTrue(ProcessCpuTime.cpuNanos(proc, java.util.Map.of(10L, "4242", 13L, "1")).isEmpty(), "13 exited");
+        assertTrue(ProcessCpuTime.read(proc, Map.of(10L, "4242", 13L, "1"), false).isEmpty(), "13 exited");
+        assertEquals(0.0, ProcessCpuTime.read(proc, Map.of(10L, "4242"), true).orElseThrow().backgroundCpuNanos(),
+                "no task directory: no lower-priority threads");
+    }
+
+    @Test
+    void theThreadsAtALowerPriorityThanTheirProcessAreItsBackground(@org.junit.jupiter.api.io.TempDir Path proc)
+            throws Exception {
+        // A JVM at nice 0 (field 19): its event loop at nice 0, a RocksDB compaction thread at 19, a thread at -5.
+        String fields = " S 1 20 20 0 -1 4194560 1 0 0 0 %d %d 0 0 20 %d 40 0 777 0 0\n";
+        Files.createDirectories(proc.resolve("20/task"));
+        Files.writeString(proc.resolve("20/stat"), "20 (java)" + String.format(fields, 900, 100, 0));
+        String[][] threads = {{"20", "java", "10", "5", "0"}, {"21", "larder-io-1", "500", "200", "0"},
+                {"22", "rocksdb:low", "150", "50", "19"}, {"23", "urgent (x)", "30", "0", "-5"}};
+        for (String[] t : threads) {
+            Files.createDirectories(proc.resolve("20/task/" + t[0]));
+            Files.writeString(proc.resolve("20/task/" + t[0] + "/stat"), t[0] + " (" + t[1] + ")"
+                    + String.format(fields, Long.parseLong(t[2]), Long.parseLong(t[3]), Integer.parseInt(t[4])));
+        }
+        ProcessCpuTime.Reading r = ProcessCpuTime.read(proc, Map.of(20L, "777"), true).orElseThrow();
+        assertEquals(1.0e10, r.cpuNanos(), 1, "the process's own sum, exited threads included");
+        assertEquals(2.0e9, r.backgroundCpuNanos(), 1, "rocksdb:low's 200 ticks, nothing else");
+    }
+
+    @Test
+    void aThisJvmThreadRenicedIsReadAsBackground() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs Linux's /proc");
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread spinner = new Thread(() -> {
+            double sink = 0;
+            while (!stop.get()) {
+                sink += Math.sqrt(sink + 1);
+            }
+        }, "bg-spinner-test");
+        spinner.start();
+        try {
+            long tid = -1;
+            for (int i = 0; i < 50 && tid < 0; i++) {
+                TimeUnit.MILLISECONDS.sleep(20);
+                tid = threadId("bg-spinner-test");
+            }
+            assertTrue(tid > 0, "the JVM names its native threads");
+            long pid = ProcessHandle.current().pid();
+            Map<Long, String> self = Map.of(pid, ProcessCpuTime.ProcStat.read(Path.of("/proc/" + pid + "/stat"))
+                    .orElseThrow().startTime());
+            ProcessCpuTime.Reading before = ProcessCpuTime.read(Path.of("/proc"), self, true).orElseThrow();
+            Process renice = new ProcessBuilder("renice", "-n", "10", "-p", Long.toString(tid)).redirectErrorStream(true)
+                    .start();
+            assertEquals(0, renice.waitFor(), new String(renice.getInputStream().readAllBytes()));
+            ProcessCpuTime.Reading reniced = ProcessCpuTime.read(Path.of("/proc"), self, true).orElseThrow();
+            TimeUnit.MILLISECONDS.sleep(1500);
+            ProcessCpuTime.Reading after = ProcessCpuTime.read(Path.of("/proc"), self, true).orElseThrow();
+            assertTrue(reniced.backgroundCpuNanos() > before.backgroundCpuNanos(),
+                    "its whole time counts once it is reniced: " + before + " " + reniced);
+            double spun = after.backgroundCpuNanos() - reniced.backgroundCpuNanos();
+            assertTrue(spun > 0.3e9 && spun <= after.cpuNanos() - reniced.cpuNanos() + 1e7,
+                    "the spinner's 1.5 s at nice 10, within the process's: " + spun);
+        } finally {
+            stop.set(true);
+            spinner.join();
+        }
+    }
+
+    private static long threadId(String name) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (Files.readString(t.resolve("comm")).strip().equals(name.substring(0, 15))) {
+                        return Long.parseLong(t.getFileName().toString());
+                    }
+                } catch (java.io.IOException e) {
+                    // The thread exited meanwhile.
+                }
+            }
+        }
+        return -1;
     }
 
     @Test
