@@ -277,7 +277,8 @@ final class LoadGenerator {
         own.close();
         return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
                 p -> steal.share(starts[p], starts[p + 1]), p -> cpu.cores(starts[p], starts[p + 1]),
-                p -> cpu.backgroundCores(starts[p], starts[p + 1]), cpu.allowedCpus(), p -> own.cores(starts[p], starts[p + 1]), own.allowedCpus()));
+                p -> cpu.backgroundCores(starts[p], starts[p + 1]), cpu.allowedCpus(),
+                p -> own.cores(starts[p], starts[p + 1]), own.allowedCpus()));
     }
 
     // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
@@ -299,7 +300,8 @@ final class LoadGenerator {
                 threads.add(t.get(w));
             }
             out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p),
-                    serverCores.applyAsDouble(p), serverBackgroundCores.applyAsDouble(p), serverAllowedCpus, generatorCores.applyAsDouble(p), generatorCpus));
+                    serverCores.applyAsDouble(p), serverBackgroundCores.applyAsDouble(p), serverAllowedCpus,
+                    generatorCores.applyAsDouble(p), generatorCpus));
             w++;
         }
         return out;

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 /**
  * How much CPU a set of processes used while a window ran, in cores (1.0: one core busy all the time). Mostly the
@@ -40,7 +39,7 @@ final class ProcessCpuTime implements AutoCloseable {
 
     /**
      * One reading: when ({@link System#nanoTime}), the processes' CPU time in ns since they started, and how much of it
-     * their lower-priority threads now alive have used (NaN unknown).
+     * their lower-priority threads have used since the first reading ({@link LowerPriorityThreads}; NaN unknown).
      */
     record Sample(long nanos, double cpuNanos, double backgroundCpuNanos) {
     }
@@ -80,18 +79,23 @@ final class ProcessCpuTime implements AutoCloseable {
     private static ProcessCpuTime of(List<Long> pids, int allowedCpus, boolean byThread) {
         Path proc = Path.of("/proc");
         Map<Long, String> startTimes = new HashMap<>();
+        Map<Long, LowerPriorityThreads> background = byThread ? new HashMap<>() : null;
         for (long pid : pids) {
             ProcStat.read(proc.resolve(pid + "/stat")).ifPresent(s -> startTimes.put(pid, s.startTime()));
+            if (byThread) {
+                background.put(pid, new LowerPriorityThreads(proc.resolve(pid + "/task")));
+            }
         }
-        return start(() -> read(proc, startTimes, byThread), allowedCpus);
+        return start(() -> read(proc, startTimes, background), allowedCpus);
     }
 
     /**
-     * The summed CPU time of the processes ({@code pid -> start time}) and, when {@code byThread}, of their threads at
-     * a lower priority than their process (else NaN); empty when there are none or one of them is gone (exited, or its
-     * pid now names a process that started at another time).
+     * The summed CPU time of the processes ({@code pid -> start time}) and, when {@code background} is given (one per
+     * process), what their threads at a lower priority than their process have used (else NaN); empty when there are
+     * none or one of them is gone (exited, or its pid now names a process that started at another time).
      */
-    static Optional<Reading> read(Path proc, Map<Long, String> startTimes, boolean byThread) {
+    static Optional<Reading> read(Path proc, Map<Long, String> startTimes,
+                                  Map<Long, LowerPriorityThreads> background) {
         if (startTimes.isEmpty()) {
             return Optional.empty();
         }
@@ -103,32 +107,13 @@ final class ProcessCpuTime implements AutoCloseable {
                 return Optional.empty();
             }
             ticks += stat.get().cpuTicks();
-            if (byThread) {
-                backgroundTicks += backgroundTicks(proc.resolve(p.getKey() + "/task"), stat.get().nice());
+            if (background != null) {
+                backgroundTicks += background.get(p.getKey()).ticks(stat.get().nice());
             }
         }
         double nanosPerTick = 1e9 / TICKS_PER_SECOND;
-        return Optional.of(new Reading(ticks * nanosPerTick, byThread ? backgroundTicks * nanosPerTick : Double.NaN));
-    }
-
-    /**
-     * The CPU ticks of the threads in {@code tasks} ({@code /proc/<pid>/task}) whose nice value is above
-     * {@code processNice}. A thread that exits between the listing and its reading is left out; one that exited
-     * earlier is in no listing, so a window over its exit reads no figure ({@link #cores(Sample, Sample)}).
-     */
-    private static long backgroundTicks(Path tasks, int processNice) {
-        long ticks = 0;
-        try (Stream<Path> threads = Files.list(tasks)) {
-            for (Path thread : (Iterable<Path>) threads::iterator) {
-                Optional<ProcStat> stat = ProcStat.read(thread.resolve("stat"));
-                if (stat.isPresent() && stat.get().nice() > processNice) {
-                    ticks += stat.get().cpuTicks();
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
-        return ticks;
+        return Optional.of(new Reading(ticks * nanosPerTick,
+                background != null ? backgroundTicks * nanosPerTick : Double.NaN));
     }
 
     /**
@@ -198,7 +183,7 @@ final class ProcessCpuTime implements AutoCloseable {
 
     /**
      * The part of {@link #cores(long, long)} that the server's lower-priority threads used (same readings); NaN when
-     * unknown, or when one of those threads exited in between (its time left the sum).
+     * unknown.
      */
     double backgroundCores(long fromNanos, long toNanos) {
         Sample[] span = span(fromNanos, toNanos);

@@ -22,8 +22,8 @@ final class TailText {
                 + "seconds of requests%n", r.label(), tail.slo().describe(), b, b, b,
                 Units.shortTime(tail.switchWindow().toNanos() / 1000.0));
         out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %8s %13s%n", "#", "op", "rate",
-                "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio", "cpu/req",
-                "bg cores", "nginx cpu/req");
+                "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio",
+                "cpu/req", "bg cores", "nginx cpu/req");
         int i = 1;
         for (TailResult.PhaseResult p : r.phases()) {
             RunResult l = p.larder();

@@ -158,8 +158,9 @@ class HonestyTest {
         assertTrue(Honesty.serverCpuFull(busyBackground, 1).isEmpty(), "the request path had 31% of the core spare");
         RunResult fullLoop = withServer(base, 0.995, 0.02);
         Warning w = Honesty.serverCpuFull(fullLoop, 1).orElseThrow();
-        assertTrue(w.message().contains("request path was busy 97.5% of the time on the 1 CPU(s) it may run on, not counting the "
-                + "2.0% its lower-priority background threads took") && w.message().contains("21.7us"), w.message());
+        assertTrue(w.message().contains("request path was busy 97.5% of the time on the 1 CPU(s) it may run on, not "
+                + "counting the 2.0% its lower-priority background threads took")
+                && w.message().contains("21.7us"), w.message());
         assertEquals(0.99, withServer(base, 0.99, Double.NaN).serverForegroundCores(), 1e-9,
                 "unknown background: all of it counts");
         assertTrue(Honesty.serverCpuFull(withServer(base, 0.99, Double.NaN), 1).isPresent());
@@ -186,8 +187,8 @@ class HonestyTest {
         return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
                 r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
                 r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
-                r.warnings(), r.profiles(), r.timeline(), r.hostSteal(), r.serverCores(), r.serverBackgroundCores(), cores,
-                cpus);
+                r.warnings(), r.profiles(), r.timeline(), r.hostSteal(), r.serverCores(), r.serverBackgroundCores(),
+                cores, cpus);
     }
 
     private static RunResult withServer(RunResult r, double cores, double backgroundCores) {

@@ -32,7 +32,7 @@ class ProcessCpuTimeTest {
         assertTrue(Double.isNaN(ProcessCpuTime.cores(b, new ProcessCpuTime.Sample(13 * s, 1.0e9, 2.0e9))),
                 "a guard: CPU time never goes back, so such a pair gives no figure rather than a negative one");
         assertTrue(Double.isNaN(ProcessCpuTime.backgroundCores(b, new ProcessCpuTime.Sample(13 * s, 6.0e9, 1.0e9))),
-                "a background thread exited: its time left the sum, so no figure");
+                "a guard, as for the whole: the sum never goes back, so such a pair gives no figure");
         assertTrue(Double.isNaN(ProcessCpuTime.backgroundCores(a, new ProcessCpuTime.Sample(12 * s, 5.5e9,
                 Double.NaN))), "not read by thread");
     }
@@ -162,13 +162,14 @@ class ProcessCpuTimeTest {
         // A command name may hold spaces and parens: the fields are counted after the last ')'.
         Files.writeString(proc.resolve("11/stat"),
                 "11 (nginx) worker) R 10 10 10 0 -1 4194560 1 0 0 0 7 3 0 0 20 0 1 0 4343 0 0\n");
-        ProcessCpuTime.Reading both = ProcessCpuTime.read(proc, Map.of(10L, "4242", 11L, "4343"), false).orElseThrow();
+        ProcessCpuTime.Reading both = ProcessCpuTime.read(proc, Map.of(10L, "4242", 11L, "4343"), null).orElseThrow();
         assertEquals(5.1e9, both.cpuNanos(), 1, "510 ticks of 10 ms");
         assertTrue(Double.isNaN(both.backgroundCpuNanos()), "threads not read");
-        assertTrue(ProcessCpuTime.read(proc, Map.of(10L, "4242", 11L, "9999"), false).isEmpty(),
+        assertTrue(ProcessCpuTime.read(proc, Map.of(10L, "4242", 11L, "9999"), null).isEmpty(),
                 "pid 11 now names another process");
-        assertTrue(ProcessCpuTime.read(proc, Map.of(10L, "4242", 13L, "1"), false).isEmpty(), "13 exited");
-        assertEquals(0.0, ProcessCpuTime.read(proc, Map.of(10L, "4242"), true).orElseThrow().backgroundCpuNanos(),
+        assertTrue(ProcessCpuTime.read(proc, Map.of(10L, "4242", 13L, "1"), null).isEmpty(), "13 exited");
+        assertEquals(0.0, ProcessCpuTime.read(proc, Map.of(10L, "4242"),
+                Map.of(10L, new LowerPriorityThreads(proc.resolve("10/task")))).orElseThrow().backgroundCpuNanos(),
                 "no task directory: no lower-priority threads");
     }
 
@@ -186,9 +187,28 @@ class ProcessCpuTimeTest {
             Files.writeString(proc.resolve("20/task/" + t[0] + "/stat"), t[0] + " (" + t[1] + ")"
                     + String.format(fields, Long.parseLong(t[2]), Long.parseLong(t[3]), Integer.parseInt(t[4])));
         }
-        ProcessCpuTime.Reading r = ProcessCpuTime.read(proc, Map.of(20L, "777"), true).orElseThrow();
+        Map<Long, LowerPriorityThreads> background = Map.of(20L, new LowerPriorityThreads(proc.resolve("20/task")));
+        ProcessCpuTime.Reading r = ProcessCpuTime.read(proc, Map.of(20L, "777"), background).orElseThrow();
         assertEquals(1.0e10, r.cpuNanos(), 1, "the process's own sum, exited threads included");
         assertEquals(2.0e9, r.backgroundCpuNanos(), 1, "rocksdb:low's 200 ticks, nothing else");
+
+        // rocksdb:low works 50 more ticks and a second one (24) starts and uses 30: +80.
+        Files.writeString(proc.resolve("20/task/22/stat"), "22 (rocksdb:low)" + String.format(fields, 200, 50, 19));
+        Files.createDirectories(proc.resolve("20/task/24"));
+        Files.writeString(proc.resolve("20/task/24/stat"), "24 (rocksdb:low)" + String.format(fields, 20, 10, 19));
+        assertEquals(2.8e9, ProcessCpuTime.read(proc, Map.of(20L, "777"), background).orElseThrow()
+                .backgroundCpuNanos(), 1);
+        // 22 exits (its 250 ticks stay counted), 24 uses 5 more: the sum only grows.
+        Files.delete(proc.resolve("20/task/22/stat"));
+        Files.delete(proc.resolve("20/task/22"));
+        Files.writeString(proc.resolve("20/task/24/stat"), "24 (rocksdb:low)" + String.format(fields, 25, 10, 19));
+        assertEquals(2.85e9, ProcessCpuTime.read(proc, Map.of(20L, "777"), background).orElseThrow()
+                .backgroundCpuNanos(), 1, "an exited thread's time stays in the sum");
+        // A new thread reuses tid 24 (another start time): all of its 3 ticks are new.
+        Files.writeString(proc.resolve("20/task/24/stat"), "24 (rocksdb:low)"
+                + String.format(fields, 2, 1, 19).replace(" 777 ", " 900 "));
+        assertEquals(2.88e9, ProcessCpuTime.read(proc, Map.of(20L, "777"), background).orElseThrow()
+                .backgroundCpuNanos(), 1, "a reused tid is another thread");
     }
 
     @Test
@@ -212,13 +232,15 @@ class ProcessCpuTimeTest {
             long pid = ProcessHandle.current().pid();
             Map<Long, String> self = Map.of(pid, ProcessCpuTime.ProcStat.read(Path.of("/proc/" + pid + "/stat"))
                     .orElseThrow().startTime());
-            ProcessCpuTime.Reading before = ProcessCpuTime.read(Path.of("/proc"), self, true).orElseThrow();
-            Process renice = new ProcessBuilder("renice", "-n", "10", "-p", Long.toString(tid)).redirectErrorStream(true)
-                    .start();
+            Map<Long, LowerPriorityThreads> background = Map.of(pid, new LowerPriorityThreads(Path.of("/proc/" + pid
+                    + "/task")));
+            ProcessCpuTime.Reading before = ProcessCpuTime.read(Path.of("/proc"), self, background).orElseThrow();
+            Process renice = new ProcessBuilder("renice", "-n", "10", "-p", Long.toString(tid))
+                    .redirectErrorStream(true).start();
             assertEquals(0, renice.waitFor(), new String(renice.getInputStream().readAllBytes()));
-            ProcessCpuTime.Reading reniced = ProcessCpuTime.read(Path.of("/proc"), self, true).orElseThrow();
+            ProcessCpuTime.Reading reniced = ProcessCpuTime.read(Path.of("/proc"), self, background).orElseThrow();
             TimeUnit.MILLISECONDS.sleep(1500);
-            ProcessCpuTime.Reading after = ProcessCpuTime.read(Path.of("/proc"), self, true).orElseThrow();
+            ProcessCpuTime.Reading after = ProcessCpuTime.read(Path.of("/proc"), self, background).orElseThrow();
             assertTrue(reniced.backgroundCpuNanos() > before.backgroundCpuNanos(),
                     "its whole time counts once it is reniced: " + before + " " + reniced);
             double spun = after.backgroundCpuNanos() - reniced.backgroundCpuNanos();
