@@ -13,12 +13,12 @@ import java.util.function.Supplier;
 /**
  * How much CPU a set of processes used while a window ran, in cores (1.0: one core busy all the time). Mostly the
  * server under test's: the CPU time of the processes listening on its port ({@link ListeningProcesses}: Larder's
- * JVM, or nginx's master and workers), read from {@code /proc/<pid>/stat} every {@value #PERIOD_MILLIS} ms on a thread of its own. Divided by
- * the answers of the window it is the CPU a request cost, which at a fixed rate is what decides how much of the core
- * is left for bursts of background work: on one core a GET at 40k/s cost about twice what it costs at saturation
- * (docs/performance.md, "Session 23"), so a phase at 75% of a closed-loop capacity can need the whole core. Reading
- * one small file per process costs the server no CPU of its own (an admin-endpoint scrape cost a Larder 4-5 ms,
- * filtered to one series or not).
+ * JVM, or nginx's master and workers), read from {@code /proc/<pid>/stat} every {@value #PERIOD_MILLIS} ms on a
+ * thread of its own. Divided by the answers of the window it is the CPU a request cost, which at a fixed rate is
+ * what decides how much of the core is left for bursts of background work: on one core a GET at 40k/s cost about
+ * twice what it costs at saturation (docs/performance.md, "Session 23"), so a phase at 75% of a closed-loop capacity
+ * can need the whole core. Reading small files per process and per thread costs the server no CPU of its own (the
+ * generator reads them; an admin-endpoint scrape cost a Larder 4-5 ms, filtered to one series or not).
  *
  * <p>A window's figure comes from the first reading inside it to the last one inside it, so neither neighbour's load
  * leaks in (at most two periods of a window go unmeasured); a window shorter than two readings has none. The

@@ -44,9 +44,10 @@ final class SustainableSearch {
     /**
      * The bisection itself, over {@code trial} (a write phase and a hold at the given rate; returns the hold). A trial
      * that misses while the generator lagged or the host took CPU time
-     * ({@link SweepOutcome.Point#missedWhileDisturbed}) is run once more at the same rate and only the second counts: one bisection step decides half of what is left,
-     * so a stall of the generator's own process would otherwise set the answer (session 43: the search gave nginx a
-     * GET rate of 0.16x its saturated one, missing at 14.5k/s where 12.1k had held at 0.13 ms).
+     * ({@link SweepOutcome.Point#missedWhileDisturbed}) is run once more at the same rate and only the second counts:
+     * one bisection step decides half of what is left, so a stall of the generator's own process would otherwise set
+     * the answer (session 43: the search gave nginx a GET rate of 0.16x its saturated one, missing at 14.5k/s where
+     * 12.1k had held at 0.13 ms).
      */
     static TailResult.SustainableResult search(TailPhase op, double capacity, TailOptions tail,
                                                DoubleFunction<RunResult> trial, PrintStream out) {

@@ -39,9 +39,9 @@ public record SweepOutcome(Slo slo, List<Point> points, Double breakdown, boolea
          * its own schedule (a stall of its own process) or the host took CPU time from this machine (steal). Both
          * pass, so the rate is worth measuring again. A full core ({@code SERVER_CPU_FULL}, {@code GENERATOR_CPU_FULL})
          * is not among them as a reason: a second run at the same rate meets the same full core. It does not veto one
-         * either: a Larder server's process counts its nice-19 flushes and compactions, which fill whatever the event
-         * loop leaves, so near a breakdown point it reads as full at most rates, and two PUT trials missed while the
-         * server read 98.5-99.0% busy held when measured again (docs/performance.md, "Session 44").
+         * either: session 44 tried that veto while the server's reading still counted Larder's nice-19 flushes and
+         * compactions, and two PUT trials missed with the process 98.5-99.0% busy held when measured again
+         * (docs/performance.md, "Session 44"); the warning now leaves that background out (session 45).
          */
         public boolean missedWhileDisturbed() {
             return !held() && !disturbances().isEmpty();

@@ -86,7 +86,6 @@ class HonestyTest {
         assertFalse(new SweepOutcome.Point(fullGenerator, missed).missedWhileDisturbed(),
                 "a full generator core is met again at the same rate");
         assertFalse(new SweepOutcome.Point(lagging, List.of()).missedWhileDisturbed(), "a held rate stands");
-
     }
 
     private static RunResult checked(RunResult r) {
@@ -192,10 +191,7 @@ class HonestyTest {
     }
 
     private static RunResult withServer(RunResult r, double cores, double backgroundCores) {
-        return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
-                r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
-                r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
-                r.warnings(), r.profiles(), r.timeline(), r.hostSteal(), cores, backgroundCores, Double.NaN, 0);
+        return withMachine(r, r.hostSteal(), cores, backgroundCores);
     }
 
     private static RunResult withCores(RunResult r, double cores) {
@@ -203,9 +199,13 @@ class HonestyTest {
     }
 
     private static RunResult withMachine(RunResult r, double hostSteal, double cores) {
+        return withMachine(r, hostSteal, cores, Double.NaN);
+    }
+
+    private static RunResult withMachine(RunResult r, double hostSteal, double cores, double backgroundCores) {
         return new RunResult(r.target(), r.url(), r.workload(), r.targetRate(), r.connections(), r.threads(),
                 r.seconds(), r.corrected(), r.uncorrected(), r.lag(), r.completed(), r.bytes(), r.errors(),
                 r.statusCounts(), r.rateSamples(), r.inFlightAtEnd(), r.behindAtEnd(), r.behindAtStart(),
-                r.warnings(), r.profiles(), r.timeline(), hostSteal, cores, Double.NaN, Double.NaN, 0);
+                r.warnings(), r.profiles(), r.timeline(), hostSteal, cores, backgroundCores, Double.NaN, 0);
     }
 }

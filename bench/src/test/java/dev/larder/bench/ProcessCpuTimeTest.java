@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -14,7 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 class ProcessCpuTimeTest {
@@ -214,7 +217,7 @@ class ProcessCpuTimeTest {
     @Test
     void aThisJvmThreadRenicedIsReadAsBackground() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs Linux's /proc");
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
         Thread spinner = new Thread(() -> {
             double sink = 0;
             while (!stop.get()) {
@@ -252,14 +255,14 @@ class ProcessCpuTimeTest {
         }
     }
 
-    private static long threadId(String name) throws java.io.IOException {
-        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+    private static long threadId(String name) throws IOException {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path t : (Iterable<Path>) tasks::iterator) {
                 try {
                     if (Files.readString(t.resolve("comm")).strip().equals(name.substring(0, 15))) {
                         return Long.parseLong(t.getFileName().toString());
                     }
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     // The thread exited meanwhile.
                 }
             }
