@@ -148,7 +148,7 @@ final class TailReport {
         StringBuilder h = new StringBuilder("<table><tr><th>#</th><th class=\"l\">phase</th><th>rate</th>"
                 + "<th>achieved</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th><th>seconds p99 &gt; SLO</th>"
                 + "<th>recovery</th><th>switch cost (s of requests)</th><th>nginx p99</th><th>ratio</th>"
-                + "<th>CPU per answer</th><th>nginx CPU per answer</th></tr>\n");
+                + "<th>CPU per answer</th><th>over saturation's</th><th>nginx CPU per answer</th></tr>\n");
         for (int i = 0; i < r.phases().size(); i++) {
             TailResult.PhaseResult p = r.phases().get(i);
             RunResult l = p.larder();
@@ -156,7 +156,7 @@ final class TailReport {
             boolean miss = l.percentile(99) > bound;
             h.append(String.format(Locale.ROOT, "<tr><td>%d</td><td class=\"l\">%s</td><td>%s</td><td>%.1f</td>"
                             + "<td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td>"
-                            + "<td>%.3f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>%n",
+                            + "<td>%.3f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>%n",
                     i + 1, p.kind(), Units.rate(p.rate()),
                     l.achievedRate(), Units.timeMicros(l.percentile(50)), miss ? "miss" : "ok",
                     Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),
@@ -164,6 +164,8 @@ final class TailReport {
                     recover < 0 ? "never" : recover + " s", p.switchCostSeconds(r.tail().switchWindow()),
                     p.nginx() == null ? "" : Units.timeMicros(p.nginx().percentile(99)),
                     p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
+                    Double.isNaN(r.costOverSaturated(p)) ? "-"
+                            : String.format(Locale.ROOT, "%.2fx", r.costOverSaturated(p)),
                     p.nginx() == null ? "" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "")));
         }
         return h.append("</table>\n").toString();

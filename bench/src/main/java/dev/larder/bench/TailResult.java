@@ -37,6 +37,41 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
         sustainable = List.copyOf(sustainable);
     }
 
+    /**
+     * What a request of {@code kind} cost the server at saturation in this run, in microseconds: the CPU per answer of
+     * its closed-loop capacity run; for the mix, the mean of PUT's and GET's weighted as the mix is. NaN when the
+     * server's CPU could not be read.
+     */
+    public double saturatedMicrosPerRequest(TailPhase kind) {
+        double put = putCapacity.serverMicrosPerRequest();
+        double get = getCapacity.serverMicrosPerRequest();
+        return switch (kind) {
+            case PUT -> put;
+            case GET -> get;
+            case MIX -> {
+                double total = 0;
+                double micros = 0;
+                for (Workload.Weighted w : tail.mix()) {
+                    total += w.weight();
+                    micros += w.weight() * (w.operation() == Operation.PUT ? put : get);
+                }
+                yield micros / total;
+            }
+        };
+    }
+
+    /**
+     * A phase's CPU per answer over the saturated cost of its kind ({@link #saturatedMicrosPerRequest}). At
+     * saturation each wake-up of the server, each system call and each write batch is shared by many requests; at a
+     * fixed rate by few, so a phase at a fraction L of capacity keeps about L times this ratio of the capacity run's
+     * CPU busy, and above 1 of a core every pause of the server becomes a queue. NaN when either CPU is unknown.
+     */
+    public double costOverSaturated(PhaseResult phase) {
+        double saturated = saturatedMicrosPerRequest(phase.kind());
+        double fixed = phase.larder().serverMicrosPerRequest();
+        return saturated > 0 ? fixed / saturated : Double.NaN;
+    }
+
     /** Phases of the measured server whose p99 is within {@code boundMicros}. */
     public long phasesWithin(long boundMicros) {
         return phases.stream().filter(p -> p.larder().percentile(99) <= boundMicros).count();

@@ -21,14 +21,15 @@ final class TailText {
                 + "the first second with p99 <= %s; cost: answers > %s in the first %s after the switch / rate, in "
                 + "seconds of requests%n", r.label(), tail.slo().describe(), b, b, b,
                 Units.shortTime(tail.switchWindow().toNanos() / 1000.0));
-        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %8s %13s%n", "#", "op", "rate",
-                "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio",
-                "cpu/req", "bg cores", "nginx cpu/req");
+        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %6s %8s %13s%n", "#", "op",
+                "rate", "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio",
+                "cpu/req", "x sat", "bg cores", "nginx cpu/req");
         int i = 1;
         for (TailResult.PhaseResult p : r.phases()) {
             RunResult l = p.larder();
             int recover = p.recoverySeconds(bound);
-            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s %8s %8s %13s%n", i++,
+            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s %8s %6s %8s %13s%n",
+                    i++,
                     p.kind(),
                     Units.rate(p.rate()), l.achievedRate(), Units.timeMicros(l.percentile(50)),
                     Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),
@@ -36,10 +37,12 @@ final class TailText {
                     recover < 0 ? "never" : recover + "s", p.switchCostSeconds(tail.switchWindow()),
                     p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
                     p.nginx() == null ? "-" : p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
+                    ratio(r.costOverSaturated(p)),
                     Double.isNaN(l.serverBackgroundCores()) ? "-"
                             : String.format(Locale.ROOT, "%.2f", l.serverBackgroundCores()),
                     p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
         }
+        printCostOverSaturated(out, r);
         if (r.nginxOwnLoad() != null) {
             printOwnLoad(out, r, bound);
         }
@@ -80,6 +83,37 @@ final class TailText {
             }
         }
         out.println();
+    }
+
+    private static String ratio(double r) {
+        return Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "%.2fx", r);
+    }
+
+    /**
+     * Why a phase at a fraction of capacity can still fill the server: the range of the phases' "x sat" and the cores
+     * their request path kept busy. Nothing when the server's CPU could not be read.
+     */
+    private static void printCostOverSaturated(PrintStream out, TailResult r) {
+        double lowRatio = Double.POSITIVE_INFINITY;
+        double highRatio = Double.NEGATIVE_INFINITY;
+        double lowCores = Double.POSITIVE_INFINITY;
+        double highCores = Double.NEGATIVE_INFINITY;
+        for (TailResult.PhaseResult p : r.phases()) {
+            double ratio = r.costOverSaturated(p);
+            if (!Double.isNaN(ratio)) {
+                lowRatio = Math.min(lowRatio, ratio);
+                highRatio = Math.max(highRatio, ratio);
+                lowCores = Math.min(lowCores, p.larder().serverForegroundCores());
+                highCores = Math.max(highCores, p.larder().serverForegroundCores());
+            }
+        }
+        if (lowRatio > highRatio) {
+            return;
+        }
+        out.printf(Locale.ROOT, "  x sat: CPU per answer at the phase's fixed rate over CPU per answer at saturation "
+                        + "(the capacity runs above): %.2f-%.2fx here, so the phases kept %.2f-%.2f cores of the "
+                        + "server's request path busy (lower-priority background threads not counted)%n", lowRatio,
+                highRatio, lowCores, highCores);
     }
 
     /** The control: nginx at the same fraction of its own capacities, and how many phases each held. */

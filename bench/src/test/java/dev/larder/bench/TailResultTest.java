@@ -1,0 +1,93 @@
+package dev.larder.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+/** What a tail run derives from its windows: a phase's CPU per answer against saturation's. */
+class TailResultTest {
+
+    /** A window of {@code seconds} at {@code rate} answers/s (0: closed loop) with the server using {@code cores}. */
+    private static RunResult window(double targetRate, double rate, double cores, double backgroundCores) {
+        double seconds = 10;
+        long completed = Math.round(rate * seconds);
+        Histogram c = GeneratorThread.newHistogram();
+        c.recordValueWithCount(500, completed);
+        TreeMap<Integer, Long> status = new TreeMap<>();
+        status.put(200, completed);
+        return new RunResult("larder", URI.create("http://127.0.0.1:1"), "get", targetRate, 64, 1, seconds, c,
+                c.copy(), GeneratorThread.newHistogram(), completed, 0, SocketErrors.NONE, status, new double[0], 0, 0,
+                0, List.of(), List.of(), Timeline.EMPTY, 0, cores, backgroundCores, 0.5, 1);
+    }
+
+    private static TailResult result(RunResult put, RunResult get, List<TailResult.PhaseResult> phases) {
+        TailOptions tail = new TailOptions(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 0.75,
+                TailPhase.parseList("put,get,mix"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
+                Duration.ofSeconds(1), null, false, Duration.ofSeconds(1), 1);
+        BenchOptions options = BenchOptions.builder()
+                .target(Target.external("larder", URI.create("http://127.0.0.1:1"))).commandLine("test").build();
+        Instant now = Instant.parse("2026-11-29T14:00:00Z");
+        return new TailResult(options, tail, now, now, "machine", "larder", URI.create("http://127.0.0.1:1"),
+                List.of(), null, null, put, get, phases, List.of(), null, null);
+    }
+
+    @Test
+    void aPhasesCpuPerAnswerIsSetAgainstItsKindsCostAtSaturation() {
+        // Saturated: PUT 80k/s on one core (12.5 us), GET 50k/s on one core (20 us); the 90/10 mix 19.25 us.
+        RunResult put = window(0, 80_000, 1.0, 0.10);
+        RunResult get = window(0, 50_000, 1.0, 0.0);
+        TailResult.PhaseResult putPhase = new TailResult.PhaseResult(TailPhase.PUT, 60_000, 0,
+                window(60_000, 60_000, 0.9, 0.05), null);
+        TailResult.PhaseResult getPhase = new TailResult.PhaseResult(TailPhase.GET, 37_500, 30,
+                window(37_500, 40_000, 1.0, 0.02), null);
+        TailResult.PhaseResult mixPhase = new TailResult.PhaseResult(TailPhase.MIX, 40_000, 60,
+                window(40_000, 40_000, 0.9, 0.0), null);
+        TailResult r = result(put, get, List.of(putPhase, getPhase, mixPhase));
+
+        assertEquals(12.5, r.saturatedMicrosPerRequest(TailPhase.PUT), 1e-9);
+        assertEquals(20.0, r.saturatedMicrosPerRequest(TailPhase.GET), 1e-9);
+        assertEquals(0.9 * 20.0 + 0.1 * 12.5, r.saturatedMicrosPerRequest(TailPhase.MIX), 1e-9);
+        assertEquals(15.0 / 12.5, r.costOverSaturated(putPhase), 1e-9, "15 us per PUT at 60k/s");
+        assertEquals(25.0 / 20.0, r.costOverSaturated(getPhase), 1e-9, "by the answers, not the target rate");
+        assertEquals(22.5 / 19.25, r.costOverSaturated(mixPhase), 1e-9);
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        TailText.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), r);
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains(" x sat "), text);
+        assertTrue(text.matches("(?s).*\\n\\s+1 PUT .* 15\\.0us\\s+1\\.20x\\s+0\\.05 .*"), text);
+        assertTrue(text.contains("x sat: CPU per answer at the phase's fixed rate over CPU per answer at saturation "
+                + "(the capacity runs above): 1.17-1.25x here, so the phases kept 0.85-0.98 cores of the server's "
+                + "request path busy"), text);
+        String json = TailJson.of(r);
+        assertTrue(json.contains("\"cpu_over_saturated\": 1.2,"), json);
+        assertTrue(json.contains("\"cpu_over_saturated\": 1.25,"), json);
+    }
+
+    @Test
+    void withoutTheServersCpuThereIsNoRatio() {
+        RunResult put = window(0, 80_000, Double.NaN, Double.NaN);
+        RunResult get = window(0, 50_000, Double.NaN, Double.NaN);
+        TailResult.PhaseResult phase = new TailResult.PhaseResult(TailPhase.PUT, 60_000, 0,
+                window(60_000, 60_000, Double.NaN, Double.NaN), null);
+        TailResult r = result(put, get, List.of(phase));
+        assertTrue(Double.isNaN(r.costOverSaturated(phase)));
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        TailText.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), r);
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertFalse(text.contains("x sat: "), text);
+        assertTrue(TailJson.of(r).contains("\"cpu_over_saturated\": null,"));
+    }
+}
