@@ -196,7 +196,8 @@ public final class Bench {
         long threshold = (sweep != null ? sweep.slo() : Slo.parse(Slo.DEFAULT)).thresholdMicros();
         LoadGenerator.Plan plan = LoadGenerator.Plan.single(server.url(), rate, options.connections(),
                 options.threads(), warmup, options.duration(), options.timeout(), threshold,
-                t -> encoder.workload(options.workload(), z, putCursor, options.seed() * 31 + t + (long) rate));
+                t -> encoder.workload(options.workload(), z, putCursor, options.seed() * 31 + t + (long) rate),
+                options.arrivals(), options.seed() * 31 + (long) rate);
         AtomicReference<Thread> profiler = new AtomicReference<>();
         List<ProfileResult> profiles = java.util.Collections.synchronizedList(new ArrayList<>());
         LoadGenerator.Listener listener = options.profileEvents().isEmpty() ? null : (start, end) -> {

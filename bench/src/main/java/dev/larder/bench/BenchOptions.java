@@ -19,7 +19,8 @@ import java.util.Set;
  * @param timeout        a request unanswered this long counts as a timeout and its connection is reopened
  * @param workload       what to send
  * @param prefill        PUT {@code k1..k<keys>} before the warm-up (needed for meaningful GETs)
- * @param seed           seed of every random choice (ids, mix, values), for repeatable runs
+ * @param seed           seed of every random choice (ids, mix, values, Poisson gaps), for repeatable runs
+ * @param arrivals       how each connection spaces its requests at a fixed rate ({@link Arrivals})
  * @param headers        extra request headers ({@code Name: value})
  * @param json           JSON summary file, {@code -} for stdout instead of the text, or {@code null}
  * @param hgrm           HdrHistogram percentile file of the corrected latency, or {@code null}; in a sweep or a
@@ -33,7 +34,7 @@ import java.util.Set;
  */
 public record BenchOptions(List<Target> targets, double rate, int connections, int threads, Duration warmup,
                            Duration duration, Duration timeout, Workload workload, boolean prefill, long seed,
-                           List<String> headers, Path json, Path hgrm, Path reportDir, List<String> profileEvents,
+                           Arrivals arrivals, List<String> headers, Path json, Path hgrm, Path reportDir, List<String> profileEvents,
                            List<String> serverCommand, String serverCpus, String commandLine) {
 
     /** Events the admin endpoint profiles. */
@@ -68,6 +69,9 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
         }
         if (workload == null) {
             throw new IllegalArgumentException("workload: required");
+        }
+        if (arrivals == null) {
+            throw new IllegalArgumentException("arrivals: required");
         }
         for (String h : headers) {
             if (h.indexOf(':') <= 0 || h.indexOf('\n') >= 0 || h.indexOf('\r') >= 0) {
@@ -119,9 +123,9 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
 
     private String keysAndValues() {
         return String.format(Locale.ROOT, "keys=%d distribution=%s put-ids=%s value-size=%s prefill=%s seed=%d "
-                        + "transport=%s", workload.keys(), workload.distribution().flag(),
+                        + "arrivals=%s transport=%s", workload.keys(), workload.distribution().flag(),
                 workload.randomPutIds() ? "random" : "sequential", workload.valueSize(), prefill, seed,
-                LoadGenerator.transportName());
+                arrivals.flag(), LoadGenerator.transportName());
     }
 
     private static String seconds(Duration d) {
@@ -132,7 +136,7 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
     /** A copy with another rate (sweeps). */
     public BenchOptions withRate(double newRate) {
         return new BenchOptions(targets, newRate, connections, threads, warmup, duration, timeout, workload, prefill,
-                seed, headers, json, hgrm, reportDir, profileEvents, serverCommand, serverCpus, commandLine);
+                seed, arrivals, headers, json, hgrm, reportDir, profileEvents, serverCommand, serverCpus, commandLine);
     }
 
     public static Builder builder() {
@@ -152,6 +156,7 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
                 ValueSize.fixed(64));
         private boolean prefill;
         private long seed = 42;
+        private Arrivals arrivals = Arrivals.UNIFORM;
         private List<String> headers = List.of();
         private Path json;
         private Path hgrm;
@@ -211,6 +216,11 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
             return this;
         }
 
+        public Builder arrivals(Arrivals v) {
+            arrivals = v;
+            return this;
+        }
+
         public Builder headers(List<String> v) {
             headers = v;
             return this;
@@ -253,7 +263,7 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
 
         public BenchOptions build() {
             return new BenchOptions(targets, rate, connections, threads, warmup, duration, timeout, workload,
-                    prefill, seed, headers, json, hgrm, reportDir, profileEvents, serverCommand, serverCpus,
+                    prefill, seed, arrivals, headers, json, hgrm, reportDir, profileEvents, serverCommand, serverCpus,
                     commandLine);
         }
     }

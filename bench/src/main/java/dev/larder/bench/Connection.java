@@ -9,11 +9,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.ssl.SslContext;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One keep-alive connection with its own send schedule: in each phase of the {@link Schedule}, request {@code k} is
- * due at {@code phase start + (offset + k) × interval}, one request is in flight at a time, and a request whose
+ * due at {@code phase start + (offset + k) × interval} ({@link Arrivals#UNIFORM}; with {@link Arrivals#POISSON} the
+ * gaps after the first are exponential with that mean), one request is in flight at a time, and a request whose
  * predecessor answered late goes out the moment the connection is free. Latency is taken from the due time
  * (coordinated-omission corrected, as wrk2) and, beside it, from the actual send.
  *
@@ -36,11 +38,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
     // This connection's shift within one interval, as a fraction of it (j / connections), so the connections of
     // one phase spread their requests evenly instead of sending together.
     private final double offset;
-    // In the current phase: request k is due at firstDue + k * interval (interval 0 = closed loop, due = now).
+    // In the current phase: request k is due at firstDue + dueOffset, which arrivals moves on by about one interval
+    // per request (interval 0 = closed loop, due = now).
+    private final Arrivals arrivals;
+    private final SplittableRandom random;
     private int phase;
     private double intervalNanos;
     private long firstDue;
     private long sequence;
+    private double dueOffset;
 
     private Channel channel;
     private boolean timerPending;
@@ -50,7 +56,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private long sentDue;
     private long sentAt;
 
-    Connection(GeneratorThread thread, Bootstrap bootstrap, SslContext tls, double offset) {
+    Connection(GeneratorThread thread, Bootstrap bootstrap, SslContext tls, double offset, Arrivals arrivals,
+               SplittableRandom random) {
         this.thread = thread;
         this.bootstrap = bootstrap;
         this.handler = tls == null ? this : new ChannelInitializer<Channel>() {
@@ -62,6 +69,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
             }
         };
         this.offset = offset;
+        this.arrivals = arrivals;
+        this.random = random;
     }
 
     /** Opens the channel; the future completes when it is connected (or failed). */
@@ -119,7 +128,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
 
     private long due() {
-        return firstDue + (long) (sequence * intervalNanos);
+        return firstDue + (long) dueOffset;
     }
 
     // The due time of the next request, moving on to later phases once it falls in them.
@@ -145,6 +154,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         intervalNanos = interval;
         firstDue = schedule.start(next) + (long) (offset * interval);
         sequence = 0;
+        dueOffset = 0;
     }
 
     void close() {
@@ -190,6 +200,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         sentDue = due;
         sentAt = now;
         sequence++;
+        dueOffset = arrivals.offset(sequence, dueOffset, intervalNanos, random);
         inFlight = true;
         // How late the generator itself was: the request could have gone at max(due, connection free). A closed
         // loop has no schedule to be late for.

@@ -24,6 +24,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -58,9 +59,16 @@ final class LoadGenerator {
      * @param timeout         a request unanswered this long is counted as a timeout and its connection reopened
      * @param thresholdMicros the timeline counts answers above this latency per second (the SLO bound)
      * @param phases          what to send, in order; zero-length phases are skipped
+     * @param arrivals        how each connection spaces its requests at a fixed rate
+     * @param seed            seed of the connections' Poisson gaps
      */
     record Plan(URI target, int connections, int threads, Duration timeout, long thresholdMicros,
-                List<Phase> phases) {
+                List<Phase> phases, Arrivals arrivals, long seed) {
+
+        /** Evenly spaced requests ({@link Arrivals#UNIFORM}). */
+        Plan(URI target, int connections, int threads, Duration timeout, long thresholdMicros, List<Phase> phases) {
+            this(target, connections, threads, timeout, thresholdMicros, phases, Arrivals.UNIFORM, 0);
+        }
 
         Plan {
             phases = phases.stream().filter(p -> p.duration() == null || !p.duration().isZero()).toList();
@@ -76,10 +84,11 @@ final class LoadGenerator {
 
         /** A warm-up then one measured window at the same rate with the same requests. */
         static Plan single(URI target, double rate, int connections, int threads, Duration warmup, Duration duration,
-                           Duration timeout, long thresholdMicros, IntFunction<RequestSource> sources) {
+                           Duration timeout, long thresholdMicros, IntFunction<RequestSource> sources,
+                           Arrivals arrivals, long seed) {
             return new Plan(target, connections, threads, timeout, thresholdMicros,
                     List.of(new Phase("warm-up", rate, warmup, false, sources),
-                            new Phase("window", rate, duration, true, sources)));
+                            new Phase("window", rate, duration, true, sources)), arrivals, seed);
         }
 
         /** A closed loop measured until the request sources run dry (the prefill). */
@@ -182,7 +191,8 @@ final class LoadGenerator {
             connects.addAll(await(thread.loop().submit(() -> {
                 List<ChannelFuture> fs = new ArrayList<>();
                 for (int j : mine) {
-                    Connection c = new Connection(thread, bootstrap, tls, (double) j / plan.connections());
+                    Connection c = new Connection(thread, bootstrap, tls, (double) j / plan.connections(),
+                            plan.arrivals(), new SplittableRandom(plan.seed() * 1_000_003L + j));
                     thread.add(c);
                     fs.add(c.connect());
                 }

@@ -73,7 +73,7 @@ final class TailSession {
                     t -> encoder.workload(w, z, cursor, stepSeed + t)));
         }
         LoadGenerator.Plan plan = new LoadGenerator.Plan(url, options.connections(), options.threads(),
-                options.timeout(), tail.slo().thresholdMicros(), phases);
+                options.timeout(), tail.slo().thresholdMicros(), phases, options.arrivals(), seed);
         AtomicReference<Instant> measuredFrom = new AtomicReference<>();
         // Called before the schedule starts: its start is that far ahead of now.
         LoadGenerator.Outcome outcome = LoadGenerator.run(plan, (start, end) ->

@@ -25,6 +25,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -56,7 +58,8 @@ final class StubServer implements AutoCloseable {
     private final int profileStatus;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong profiles = new AtomicLong();
-    // Event-loop confined (one loop).
+    // Event-loop confined (one loop); arrivals is read after close().
+    private final List<Long> arrivals = new ArrayList<>();
     private long nextFree;
     private long stallUntil;
 
@@ -127,6 +130,11 @@ final class StubServer implements AutoCloseable {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
+    /** When each data request arrived ({@link System#nanoTime()}), in order; complete once {@link #close()} returned. */
+    List<Long> arrivalNanos() {
+        return List.copyOf(arrivals);
+    }
+
     private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
@@ -148,6 +156,7 @@ final class StubServer implements AutoCloseable {
             }
             long n = requests.incrementAndGet();
             long now = System.nanoTime();
+            arrivals.add(now);
             if (n == stallAfter) {
                 stallUntil = now + stallNanos;
             }

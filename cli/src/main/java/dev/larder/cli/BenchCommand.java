@@ -1,5 +1,6 @@
 package dev.larder.cli;
 
+import dev.larder.bench.Arrivals;
 import dev.larder.bench.Bench;
 import dev.larder.bench.BenchException;
 import dev.larder.bench.BenchOptions;
@@ -327,8 +328,15 @@ public final class BenchCommand implements Callable<Integer> {
         boolean prefill;
 
         @Option(names = "--seed", defaultValue = "42",
-                description = "Seed of the ids, mix and values (default: ${DEFAULT-VALUE}).")
+                description = "Seed of the ids, mix, values and Poisson gaps (default: ${DEFAULT-VALUE}).")
         long seed;
+
+        @Option(names = "--arrivals", defaultValue = "uniform",
+                description = "How each connection spaces its requests at a fixed rate: uniform (exact intervals, "
+                        + "the connections evenly shifted: requests arrive one at a time) or poisson (exponential "
+                        + "gaps: together a Poisson stream, clumps as from independent clients) "
+                        + "(default: ${DEFAULT-VALUE}).")
+        String arrivals;
 
         @Option(names = {"-H", "--header"}, description = "Extra request header 'Name: value' (repeatable).")
         List<String> headers = new ArrayList<>();
@@ -421,7 +429,8 @@ public final class BenchCommand implements Callable<Integer> {
             Workload w = new Workload(weights, keys, KeyDistribution.fromFlag(distribution), putIdsRandom(),
                     valueSize(valueSize));
             return b.rate(rate).connections(connections).threads(threads).warmup(warmup).duration(duration)
-                    .timeout(timeout).workload(w).prefill(prefill).seed(seed).headers(headers).json(json).hgrm(hgrm)
+                    .timeout(timeout).workload(w).prefill(prefill).seed(seed).arrivals(Arrivals.fromFlag(arrivals))
+                    .headers(headers).json(json).hgrm(hgrm)
                     .reportDir(report).profileEvents(profile.stream().map(s -> s.trim().toLowerCase(Locale.ROOT))
                             .filter(s -> !s.isEmpty()).toList())
                     .serverCommand(ServerJvm.serverCommand()).serverCpus(serverCpus)
