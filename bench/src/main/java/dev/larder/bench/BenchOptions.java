@@ -34,8 +34,9 @@ import java.util.Set;
  */
 public record BenchOptions(List<Target> targets, double rate, int connections, int threads, Duration warmup,
                            Duration duration, Duration timeout, Workload workload, boolean prefill, long seed,
-                           Arrivals arrivals, List<String> headers, Path json, Path hgrm, Path reportDir, List<String> profileEvents,
-                           List<String> serverCommand, String serverCpus, String commandLine) {
+                           Arrivals arrivals, List<String> headers, Path json, Path hgrm, Path reportDir,
+                           List<String> profileEvents, List<String> serverCommand, String serverCpus,
+                           String commandLine) {
 
     /** Events the admin endpoint profiles. */
     public static final Set<String> PROFILE_EVENTS = Set.of("cpu", "alloc", "lock", "wall");
@@ -136,7 +137,8 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
     /** A copy with another rate (sweeps). */
     public BenchOptions withRate(double newRate) {
         return new BenchOptions(targets, newRate, connections, threads, warmup, duration, timeout, workload, prefill,
-                seed, arrivals, headers, json, hgrm, reportDir, profileEvents, serverCommand, serverCpus, commandLine);
+                seed, arrivals, headers, json, hgrm, reportDir, profileEvents, serverCommand, serverCpus,
+                commandLine);
     }
 
     public static Builder builder() {
@@ -263,8 +265,8 @@ public record BenchOptions(List<Target> targets, double rate, int connections, i
 
         public BenchOptions build() {
             return new BenchOptions(targets, rate, connections, threads, warmup, duration, timeout, workload,
-                    prefill, seed, arrivals, headers, json, hgrm, reportDir, profileEvents, serverCommand, serverCpus,
-                    commandLine);
+                    prefill, seed, arrivals, headers, json, hgrm, reportDir, profileEvents, serverCommand,
+                    serverCpus, commandLine);
         }
     }
 }

@@ -64,7 +64,8 @@ class ArrivalsTest {
     @Test
     void aServerSeesTheSpacingAskedFor() {
         double rate = 2000;
-        sample(Arrivals.POISSON, rate); // the generator's and the stub's paths compiled: a cold JIT sends late, in bursts
+        // A first run compiles the generator's and the stub's paths: a cold JIT sends late, in bursts.
+        sample(Arrivals.POISSON, rate);
         Sample uniform = sample(Arrivals.UNIFORM, rate);
         Sample poisson = sample(Arrivals.POISSON, rate);
         assertEquals(1.0, uniform.rate / rate, 0.05, "uniform: " + uniform);

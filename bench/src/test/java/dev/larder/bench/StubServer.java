@@ -130,7 +130,7 @@ final class StubServer implements AutoCloseable {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    /** When each data request arrived ({@link System#nanoTime()}), in order; complete once {@link #close()} returned. */
+    /** When each data request arrived ({@link System#nanoTime()}), in order; whole once {@link #close()} returned. */
     List<Long> arrivalNanos() {
         return List.copyOf(arrivals);
     }
