@@ -142,13 +142,18 @@ class BenchIT {
             Path json = dir.resolve("tail.json");
             Path report = dir.resolve("tail");
             LarderProcess bench = LarderProcess.run("bench", "tail", "-c", "8", "--warmup", "1s",
-                    "--capacity-duration", "1s", "--phase-duration", "1s", "--load", "0.25", "--json", json.toString(),
-                    "--report", report.toString(), larder.baseUrl());
+                    "--capacity-duration", "1s", "--phase-duration", "1s", "--load", "0.25", "--arrivals", "poisson",
+                    "--json", json.toString(), "--report", report.toString(), larder.baseUrl());
             assertEquals(0, bench.awaitExit(Duration.ofSeconds(120)), bench.output());
             String out = bench.output();
             assertTrue(out.contains("capacity GET (closed loop): "), out);
             assertTrue(out.matches("(?s).*\\n\\s+5 GET .*"), out);
+            // Larder runs on this machine, so its CPU is read: each phase is set against its kind's saturated cost.
+            assertTrue(out.contains("x sat: CPU per answer at the phase's fixed rate over CPU per answer at "
+                    + "saturation"), out);
             String summary = Files.readString(json);
+            assertTrue(summary.contains("arrivals=poisson"), summary);
+            assertTrue(summary.matches("(?s).*\"cpu_over_saturated\": [0-9.]+,.*"), summary);
             // The GETs read what the PUTs wrote (uniform over the ids written so far), so they find it.
             assertTrue(summary.contains("\"200\": "), summary);
             assertTrue(summary.contains("\"201\": "), summary);
