@@ -209,15 +209,7 @@ public final class TailBench {
         return switch (kind) {
             case PUT -> capacities[0];
             case GET -> capacities[1];
-            case MIX -> {
-                double total = 0;
-                double seconds = 0;
-                for (Workload.Weighted w : tail.mix()) {
-                    total += w.weight();
-                    seconds += w.weight() / capacities[w.operation() == Operation.PUT ? 0 : 1];
-                }
-                yield total / seconds;
-            }
+            case MIX -> 1 / tail.mixMean(1 / capacities[0], 1 / capacities[1]);
         };
     }
 

@@ -141,6 +141,20 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
         return fixed != null ? fixed : loadRate(capacity);
     }
 
+    /**
+     * The mean of a per-request figure over the mix, each op's weighted as the mix is: what a mix request costs from
+     * what a PUT and a GET cost (the inverse of a capacity is such a cost).
+     */
+    public double mixMean(double put, double get) {
+        double total = 0;
+        double sum = 0;
+        for (Workload.Weighted w : mix) {
+            total += w.weight();
+            sum += w.weight() * (w.operation() == Operation.PUT ? put : get);
+        }
+        return sum / total;
+    }
+
     /** {@code load} x the capacity, whatever {@code rates} fixed (the control's phases run at this). */
     public long loadRate(double capacity) {
         return Math.round(load * capacity);

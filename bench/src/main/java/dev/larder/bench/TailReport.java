@@ -164,8 +164,7 @@ final class TailReport {
                     recover < 0 ? "never" : recover + " s", p.switchCostSeconds(r.tail().switchWindow()),
                     p.nginx() == null ? "" : Units.timeMicros(p.nginx().percentile(99)),
                     p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
-                    Double.isNaN(r.costOverSaturated(p)) ? "-"
-                            : String.format(Locale.ROOT, "%.2fx", r.costOverSaturated(p)),
+                    r.costOverSaturatedText(p),
                     p.nginx() == null ? "" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "")));
         }
         return h.append("</table>\n").toString();

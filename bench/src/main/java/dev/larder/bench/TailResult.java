@@ -48,15 +48,7 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
         return switch (kind) {
             case PUT -> put;
             case GET -> get;
-            case MIX -> {
-                double total = 0;
-                double micros = 0;
-                for (Workload.Weighted w : tail.mix()) {
-                    total += w.weight();
-                    micros += w.weight() * (w.operation() == Operation.PUT ? put : get);
-                }
-                yield micros / total;
-            }
+            case MIX -> tail.mixMean(put, get);
         };
     }
 
@@ -70,6 +62,12 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
         double saturated = saturatedMicrosPerRequest(phase.kind());
         double fixed = phase.larder().serverMicrosPerRequest();
         return saturated > 0 ? fixed / saturated : Double.NaN;
+    }
+
+    /** {@link #costOverSaturated} for humans: {@code 1.31x}; {@code -} when unknown. */
+    public String costOverSaturatedText(PhaseResult phase) {
+        double r = costOverSaturated(phase);
+        return Double.isNaN(r) ? "-" : String.format(java.util.Locale.ROOT, "%.2fx", r);
     }
 
     /** Phases of the measured server whose p99 is within {@code boundMicros}. */

@@ -37,7 +37,7 @@ final class TailText {
                     recover < 0 ? "never" : recover + "s", p.switchCostSeconds(tail.switchWindow()),
                     p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
                     p.nginx() == null ? "-" : p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
-                    ratio(r.costOverSaturated(p)),
+                    r.costOverSaturatedText(p),
                     Double.isNaN(l.serverBackgroundCores()) ? "-"
                             : String.format(Locale.ROOT, "%.2f", l.serverBackgroundCores()),
                     p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
@@ -83,10 +83,6 @@ final class TailText {
             }
         }
         out.println();
-    }
-
-    private static String ratio(double r) {
-        return Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "%.2fx", r);
     }
 
     /**
