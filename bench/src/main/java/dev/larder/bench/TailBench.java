@@ -93,6 +93,7 @@ public final class TailBench {
             List<RunResult> nginx = null;
             RunResult nginxCapacity = null;
             TailResult.OwnLoad nginxOwnLoad = null;
+            List<TailResult.SustainableResult> nginxSustainable = List.of();
             if (tail.nginx() != null) {
                 RequestEncoder nginxEncoder = new RequestEncoder(tail.nginx(), options.headers(),
                         options.workload().valueSize().max(), options.seed());
@@ -105,6 +106,10 @@ public final class TailBench {
                             TailPhase.GET, tail.capacityDuration());
                     out.printf(Locale.ROOT, "  nginx capacity (closed loop): %.0f req/s%n",
                             nginxCapacity.achievedRate());
+                }
+                if (tail.nginxSustainable()) {
+                    nginxSustainable = nginxSustainable(tail.nginx(), nginxEncoder, nginxCursor,
+                            nginxCapacity.achievedRate(), capacities[0]);
                 }
                 if (tail.nginxOwnLoad()) {
                     nginxOwnLoad = ownLoad(tail.nginx(), nginxEncoder, nginxCursor);
@@ -120,7 +125,7 @@ public final class TailBench {
             }
             return new TailResult(options, tail, started, phasesStarted, Bench.machine(), server.label(), server.url(),
                     server.settings(), prefill, warmup, putCapacity, getCapacity, phases, sustainable, nginxCapacity,
-                    nginxOwnLoad);
+                    nginxOwnLoad, nginxSustainable);
         }
     }
 
@@ -132,6 +137,26 @@ public final class TailBench {
         BackgroundWork.awaitQuiet(server, QUIET_LIMIT).ifPresent(waited ->
                 out.printf(Locale.ROOT, "  %s: waited %.1f s for the server's compactions to finish first%n", before,
                         waited.toMillis() / 1000.0));
+    }
+
+    /**
+     * The control for the breakdown target: the same sustainable search against nginx, GET then PUT, each bisected
+     * between 0 and nginx's own closed-loop capacity of that op, every trial after the same write phase as the
+     * server's (PUT at {@code --load} of the server's PUT capacity). On this 2-core machine the generator and the
+     * host's wake-ups limit what any server holds for a minute: nginx {@code return 200} held 60.8k GET/s (0.66x its
+     * saturated rate) and 49.1k PUT/s (0.53x) in one search (docs/performance.md, session 47), so a ratio to nginx's
+     * saturated rate means little without nginx's own ratio beside it.
+     */
+    private List<TailResult.SustainableResult> nginxSustainable(URI nginx, RequestEncoder encoder, AtomicLong cursor,
+                                                                double getCapacity, double serverPutCapacity) {
+        RunResult put = capacityOf(nginx, "nginx", encoder, cursor, TailPhase.PUT, "nginx ");
+        out.println("  nginx " + nginx + ": the same sustainable search, after the same write phases ...");
+        List<TailResult.SustainableResult> found = new ArrayList<>();
+        for (TailPhase op : List.of(TailPhase.GET, TailPhase.PUT)) {
+            found.add(SustainableSearch.find(session, tail, nginx, "nginx", encoder, cursor, op,
+                    op == TailPhase.GET ? getCapacity : put.achievedRate(), serverPutCapacity, () -> { }, out));
+        }
+        return found;
     }
 
     /**

@@ -57,18 +57,11 @@ final class TailJson {
             j.endObject();
         }
         j.endArray();
-        j.key("sustainable").beginArray();
-        for (TailResult.SustainableResult s : r.sustainable()) {
-            j.beginObject().field("op", s.op().name()).field("capacity", s.capacity()).field("rate", s.rate())
-                    .field("resolution", s.resolution());
-            j.key("trials");
-            trials(j, s.trials(), bound);
-            j.key("measured_again");
-            trials(j, s.measuredAgain(), bound);
-            j.endObject();
-        }
-        j.endArray();
+        j.key("sustainable");
+        sustainable(j, r.sustainable(), bound);
         optionalRun(j, "nginx_capacity", r.nginxCapacity());
+        j.key("nginx_sustainable");
+        sustainable(j, r.nginxSustainable(), bound);
         j.key("nginx_own_load");
         if (r.nginxOwnLoad() == null) {
             j.nullValue();
@@ -93,6 +86,20 @@ final class TailJson {
     }
 
     /** Sustainable-search holds: the verdict, the seconds above the SLO, and the whole run (its timeline too). */
+    private static void sustainable(Json j, List<TailResult.SustainableResult> found, long bound) {
+        j.beginArray();
+        for (TailResult.SustainableResult s : found) {
+            j.beginObject().field("op", s.op().name()).field("capacity", s.capacity()).field("rate", s.rate())
+                    .field("resolution", s.resolution());
+            j.key("trials");
+            trials(j, s.trials(), bound);
+            j.key("measured_again");
+            trials(j, s.measuredAgain(), bound);
+            j.endObject();
+        }
+        j.endArray();
+    }
+
     private static void trials(Json j, List<SweepOutcome.Point> trials, long bound) {
         j.beginArray();
         for (SweepOutcome.Point p : trials) {

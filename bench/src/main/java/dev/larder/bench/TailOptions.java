@@ -29,18 +29,30 @@ import java.util.Map;
  * @param nginxOwnLoad     with {@code nginx}: also measure nginx's own closed-loop capacities and run the same phases
  *                         against it at {@code load} x those. The control for the phase targets: whether this machine
  *                         and this generator hold the SLO at that load for a server that does no work at all
+ * @param nginxSustainable with {@code nginx} and {@code sustainable}: also run the sustainable search against nginx,
+ *                         between 0 and its own closed-loop capacities, after the same write phases. The breakdown
+ *                         point this machine and generator allow a server that does no work, measured the same way
  */
 public record TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
                           List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
                           URI nginx, boolean sustainable, Duration hold, int bisectSteps,
-                          Map<TailPhase, Long> rates, boolean nginxOwnLoad) {
+                          Map<TailPhase, Long> rates, boolean nginxOwnLoad, boolean nginxSustainable) {
 
     /** Every phase at {@code load} x its op's measured capacity. */
     public TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
                        List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
                        URI nginx, boolean sustainable, Duration hold, int bisectSteps) {
         this(warmup, capacityDuration, phaseDuration, load, phases, mix, slo, switchWindow, nginx, sustainable, hold,
-                bisectSteps, Map.of(), false);
+                bisectSteps, Map.of(), false, false);
+    }
+
+    /** Without nginx's sustainable search. */
+    public TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
+                       List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
+                       URI nginx, boolean sustainable, Duration hold, int bisectSteps, Map<TailPhase, Long> rates,
+                       boolean nginxOwnLoad) {
+        this(warmup, capacityDuration, phaseDuration, load, phases, mix, slo, switchWindow, nginx, sustainable, hold,
+                bisectSteps, rates, nginxOwnLoad, false);
     }
 
     public TailOptions {
@@ -89,6 +101,10 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
         if (nginxOwnLoad && nginx == null) {
             throw new IllegalArgumentException("nginx-own-load: needs --nginx URL (the server to measure at its own "
                     + "capacity)");
+        }
+        if (nginxSustainable && (nginx == null || !sustainable)) {
+            throw new IllegalArgumentException("nginx-sustainable: needs --nginx URL and --sustainable (the search "
+                    + "to run against nginx too)");
         }
         if (bisectSteps < 1 || bisectSteps > 20) {
             throw new IllegalArgumentException("bisect: " + bisectSteps + " (expected: 1..20)");
@@ -170,7 +186,7 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
                         + "mix=%s slo=%s switch-window=%s nginx=%s sustainable=%s hold=%s bisect=%d%s",
                 seconds(warmup), seconds(capacityDuration), seconds(phaseDuration), load, p, mixText(),
                 slo.describe(), seconds(switchWindow), nginx, sustainable, seconds(hold), bisectSteps, ratesText())
-                + (nginxOwnLoad ? " nginx-own-load=true" : "");
+                + (nginxOwnLoad ? " nginx-own-load=true" : "") + (nginxSustainable ? " nginx-sustainable=true" : "");
     }
 
     private String ratesText() {

@@ -70,9 +70,16 @@ final class TailReport {
         }
         h.append("<h2>Capacity</h2>\n<table><tr><th class=\"l\">op</th><th>saturated (closed loop), req/s</th>"
                 + "<th>sustainable, req/s</th><th>resolution</th><th class=\"l\">trials</th></tr>\n");
-        capacityRow(h, "PUT", r.putCapacity(), r, TailPhase.PUT);
-        capacityRow(h, "GET", r.getCapacity(), r, TailPhase.GET);
-        if (r.nginxCapacity() != null) {
+        capacityRow(h, "PUT", r.putCapacity().achievedRate(), sustainable(r.sustainable(), TailPhase.PUT));
+        capacityRow(h, "GET", r.getCapacity().achievedRate(), sustainable(r.sustainable(), TailPhase.GET));
+        if (!r.nginxSustainable().isEmpty()) {
+            for (TailPhase op : List.of(TailPhase.PUT, TailPhase.GET)) {
+                TailResult.SustainableResult n = r.nginxSustainable(op);
+                if (n != null) {
+                    capacityRow(h, "nginx " + op, n.capacity(), n);
+                }
+            }
+        } else if (r.nginxCapacity() != null) {
             h.append(String.format(Locale.ROOT, "<tr><td class=\"l\">nginx GET</td><td>%.0f</td><td></td><td></td>"
                     + "<td></td></tr>%n", r.nginxCapacity().achievedRate()));
         }
@@ -123,10 +130,12 @@ final class TailReport {
         return h.append("</table>\n").toString();
     }
 
-    private static void capacityRow(StringBuilder h, String name, RunResult capacity, TailResult r, TailPhase op) {
-        h.append(String.format(Locale.ROOT, "<tr><td class=\"l\">%s</td><td>%.0f</td>", name,
-                capacity.achievedRate()));
-        TailResult.SustainableResult s = r.sustainable().stream().filter(x -> x.op() == op).findFirst().orElse(null);
+    private static TailResult.SustainableResult sustainable(List<TailResult.SustainableResult> found, TailPhase op) {
+        return found.stream().filter(x -> x.op() == op).findFirst().orElse(null);
+    }
+
+    private static void capacityRow(StringBuilder h, String name, double capacity, TailResult.SustainableResult s) {
+        h.append(String.format(Locale.ROOT, "<tr><td class=\"l\">%s</td><td>%.0f</td>", esc(name), capacity));
         if (s == null) {
             h.append("<td>not measured (--sustainable)</td><td></td><td></td></tr>\n");
             return;

@@ -24,17 +24,34 @@ import java.util.List;
  * @param sustainable   the sustainable rates (PUT, GET), empty unless asked for
  * @param nginxCapacity closed-loop GET run against nginx (its saturated rate), or {@code null}
  * @param nginxOwnLoad  the phases against nginx at the same fraction of its own capacities, or {@code null}
+ * @param nginxSustainable the same sustainable search against nginx (GET, PUT; each bisected up to nginx's own
+ *                      capacity of that op), empty unless asked for
  */
 public record TailResult(BenchOptions options, TailOptions tail, Instant started, Instant phasesStarted,
                          String machine, String label,
                          URI url, List<String> settings, String prefill, RunResult warmup, RunResult putCapacity,
                          RunResult getCapacity, List<PhaseResult> phases, List<SustainableResult> sustainable,
-                         RunResult nginxCapacity, OwnLoad nginxOwnLoad) {
+                         RunResult nginxCapacity, OwnLoad nginxOwnLoad, List<SustainableResult> nginxSustainable) {
 
     public TailResult {
         settings = List.copyOf(settings);
         phases = List.copyOf(phases);
         sustainable = List.copyOf(sustainable);
+        nginxSustainable = List.copyOf(nginxSustainable);
+    }
+
+    /** Without nginx's sustainable search. */
+    public TailResult(BenchOptions options, TailOptions tail, Instant started, Instant phasesStarted, String machine,
+                      String label, URI url, List<String> settings, String prefill, RunResult warmup,
+                      RunResult putCapacity, RunResult getCapacity, List<PhaseResult> phases,
+                      List<SustainableResult> sustainable, RunResult nginxCapacity, OwnLoad nginxOwnLoad) {
+        this(options, tail, started, phasesStarted, machine, label, url, settings, prefill, warmup, putCapacity,
+                getCapacity, phases, sustainable, nginxCapacity, nginxOwnLoad, List.of());
+    }
+
+    /** nginx's sustainable rate of {@code op} from the same search, or {@code null} when it was not searched. */
+    public SustainableResult nginxSustainable(TailPhase op) {
+        return nginxSustainable.stream().filter(s -> s.op() == op).findFirst().orElse(null);
     }
 
     /**

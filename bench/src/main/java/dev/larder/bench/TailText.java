@@ -53,12 +53,17 @@ final class TailText {
                     Units.shortTime(tail.hold().toNanos() / 1000.0), tail.slo().describe(), tail.bisectSteps());
             for (TailResult.SustainableResult s : r.sustainable()) {
                 out.printf(Locale.ROOT, "  %-4s sustainable %s req/s (resolution %s), saturated %.0f req/s: %.2f x "
-                                + "saturated%s%n", s.op(),
-                        s.rate() > 0 ? Units.rate(s.rate()) : "below " + Units.rate(Math.round(s.resolution())),
-                        Units.rate(Math.round(s.resolution())), s.capacity(), s.rate() / s.capacity(),
+                                + "saturated%s%n", s.op(), rateText(s), Units.rate(Math.round(s.resolution())),
+                        s.capacity(), s.rate() / s.capacity(),
                         r.nginxCapacity() == null ? "" : String.format(Locale.ROOT,
                                 ", %.2f x nginx's saturated %.0f req/s", s.rate() / r.nginxCapacity().achievedRate(),
-                                r.nginxCapacity().achievedRate()));
+                                r.nginxCapacity().achievedRate()) + nginxSustainableRatio(r, s));
+            }
+            for (TailResult.SustainableResult n : r.nginxSustainable()) {
+                out.printf(Locale.ROOT, "  nginx %-4s sustainable %s req/s (resolution %s), its saturated %.0f req/s: "
+                                + "%.2f x saturated (the same search: what this machine and generator hold for a "
+                                + "server that does no work)%n", n.op(), rateText(n),
+                        Units.rate(Math.round(n.resolution())), n.capacity(), n.rate() / n.capacity());
             }
         }
         i = 1;
@@ -134,5 +139,16 @@ final class TailText {
                         + "%.0f%% of its own%n", Units.timeMicros(bound), r.label(), r.phasesWithin(bound),
                 r.phases().size(), 100 * r.tail().load(), own.phasesWithin(bound), own.phases().size(),
                 100 * r.tail().load());
+    }
+
+    private static String rateText(TailResult.SustainableResult s) {
+        return s.rate() > 0 ? Units.rate(s.rate()) : "below " + Units.rate(Math.round(s.resolution()));
+    }
+
+    /** ", 0.81 x nginx's sustainable" when the same search ran against nginx and found a rate for the op. */
+    private static String nginxSustainableRatio(TailResult r, TailResult.SustainableResult s) {
+        TailResult.SustainableResult n = r.nginxSustainable(s.op());
+        return n == null || n.rate() <= 0 ? "" : String.format(Locale.ROOT, ", %.2f x nginx's sustainable %s req/s",
+                s.rate() / n.rate(), Units.rate(n.rate()));
     }
 }

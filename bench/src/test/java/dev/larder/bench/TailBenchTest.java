@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -156,6 +157,59 @@ class TailBenchTest {
             assertTrue(summary.contains("\"phases_within_slo\": " + within), summary);
             assertTrue(Files.readString(report.resolve("index.html")).contains("Control: nginx at 50% of its own"));
         }
+    }
+
+    @Test
+    void theSameSustainableSearchRunsAgainstNginxBetweenZeroAndItsOwnCapacities() throws IOException {
+        // The server's stub answers at most 1000/s, nginx's (0.25 ms, serial) at most 4000/s: nginx's bisection must
+        // start from its own capacities, not the server's.
+        try (StubServer larder = StubServer.serial(1000); StubServer nginx = StubServer.serial(250)) {
+            TailOptions tail = new TailOptions(Duration.ZERO, Duration.ofMillis(700), Duration.ofSeconds(1), 0.5,
+                    TailPhase.parseList("put"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
+                    Duration.ofSeconds(1), nginx.url(), true, Duration.ofSeconds(1), 1, null, false, true);
+            TailResult r = run(larder, tail);
+
+            assertEquals(List.of(TailPhase.GET, TailPhase.PUT),
+                    r.nginxSustainable().stream().map(TailResult.SustainableResult::op).toList());
+            for (TailResult.SustainableResult n : r.nginxSustainable()) {
+                TailResult.SustainableResult own = r.sustainable().stream().filter(s -> s.op() == n.op())
+                        .findFirst().orElseThrow();
+                assertTrue(n.capacity() > 1.5 * own.capacity() && n.capacity() <= 4400,
+                        n.op() + ": nginx's bound " + n.capacity() + " against the server's " + own.capacity());
+                assertEquals(1, n.trials().size(), "one bisection step");
+                assertEquals(Math.round(n.capacity() / 2), n.trials().get(0).result().targetRate(), 0.5);
+                assertTrue(n.trials().get(0).result().completed() > 0, "nginx answered the " + n.op() + " hold");
+            }
+            assertEquals(r.nginxCapacity().achievedRate(), r.nginxSustainable(TailPhase.GET).capacity(), 1e-9);
+
+            String t = output();
+            assertTrue(t.contains("nginx capacity PUT (closed loop): "), t);
+            assertTrue(t.contains("the same sustainable search, after the same write phases"), t);
+            TailResult.SustainableResult get = r.nginxSustainable(TailPhase.GET);
+            assertTrue(t.contains(String.format(java.util.Locale.ROOT, "  nginx GET  sustainable %s req/s",
+                    get.rate() > 0 ? Units.rate(get.rate()) : "below " + Units.rate(Math.round(get.resolution())))),
+                    t);
+            String summary = Files.readString(dir.resolve("tail.json"));
+            assertTrue(summary.matches("(?s).*\"nginx_sustainable\": \\[\\s*\\{\\s*\"op\": \"GET\".*"), summary);
+            assertTrue(summary.contains("nginx-sustainable=true"), summary);
+            assertTrue(Files.readString(dir.resolve("report").resolve("index.html"))
+                    .contains("<td class=\"l\">nginx PUT</td>"));
+        }
+    }
+
+    @Test
+    void nginxsSustainableSearchNeedsNginxAndTheSearch() {
+        IllegalArgumentException noNginx = assertThrows(IllegalArgumentException.class, () -> new TailOptions(
+                Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, List.of(TailPhase.PUT),
+                Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1), null, true,
+                Duration.ofSeconds(1), 5, null, false, true));
+        assertTrue(noNginx.getMessage().startsWith("nginx-sustainable: needs --nginx URL and --sustainable"),
+                noNginx.getMessage());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new TailOptions(
+                Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, List.of(TailPhase.PUT),
+                Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1),
+                URI.create("http://127.0.0.1:18090"), false, Duration.ofSeconds(1), 5, null, false, true));
+        assertTrue(e.getMessage().startsWith("nginx-sustainable: needs"), e.getMessage());
     }
 
     @Test

@@ -207,6 +207,12 @@ public final class BenchCommand implements Callable<Integer> {
                         + "hold the SLO at that load for a server that does no work.")
         boolean nginxOwnLoad;
 
+        @Option(names = "--nginx-sustainable",
+                description = "With --nginx and --sustainable: run the same search against nginx too (between 0 and "
+                        + "its own closed-loop capacities, after the same write phases): the breakdown point this "
+                        + "machine and generator allow a server that does no work.")
+        boolean nginxSustainable;
+
         @Option(names = "--sustainable",
                 description = "Also find the sustainable rate of PUT and GET: the highest rate whose p99 holds the "
                         + "SLO for --hold right after a write phase, by bisection between 0 and the capacity.")
@@ -236,7 +242,7 @@ public final class BenchCommand implements Callable<Integer> {
                 tail = new TailOptions(warmup, capacityDuration, phaseDuration, load, TailPhase.parseList(phases),
                         Workload.parseMix(flags.mix != null ? flags.mix : "get=90,put=10"), slo.parse(), switchWindow,
                         nginx, sustainable, hold, bisect, rates == null ? null : TailOptions.parseRates(rates),
-                        nginxOwnLoad);
+                        nginxOwnLoad, nginxSustainable);
             } catch (IllegalArgumentException e) {
                 throw CommandSupport.invalid(spec, e);
             }

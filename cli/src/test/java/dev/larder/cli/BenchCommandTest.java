@@ -58,6 +58,9 @@ class BenchCommandTest {
         assertTrue(err.toString().contains("--connections: 0 (expected: > 0)"), err.toString());
         assertEquals(2, run("bench", "-R", "10", "--arrivals", "burst", "http://127.0.0.1:1"));
         assertTrue(err.toString().contains("--arrivals: 'burst' (expected uniform or poisson)"), err.toString());
+        assertEquals(2, run("bench", "tail", "--nginx-sustainable", "--nginx", "http://127.0.0.1:2",
+                "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("nginx-sustainable: needs --nginx URL and --sustainable"), err.toString());
         assertEquals(2, run("bench", "-R", "10", "--profile", "gpu", "http://127.0.0.1:1"));
         assertEquals(2, run("bench", "-R", "10", "ftp://127.0.0.1:1"));
         assertEquals(2, run("bench", "-R", "10"));
