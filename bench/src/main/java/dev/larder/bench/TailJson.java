@@ -85,7 +85,7 @@ final class TailJson {
         return j.endObject().toString();
     }
 
-    /** Sustainable-search holds: the verdict, the seconds above the SLO, and the whole run (its timeline too). */
+    /** Sustainable rates (the server's or nginx's): each op's rate, resolution and bisection trials. */
     private static void sustainable(Json j, List<TailResult.SustainableResult> found, long bound) {
         j.beginArray();
         for (TailResult.SustainableResult s : found) {
@@ -100,6 +100,7 @@ final class TailJson {
         j.endArray();
     }
 
+    /** Sustainable-search holds: the verdict, the seconds above the SLO, and the whole run (its timeline too). */
     private static void trials(Json j, List<SweepOutcome.Point> trials, long bound) {
         j.beginArray();
         for (SweepOutcome.Point p : trials) {

@@ -70,8 +70,10 @@ final class TailReport {
         }
         h.append("<h2>Capacity</h2>\n<table><tr><th class=\"l\">op</th><th>saturated (closed loop), req/s</th>"
                 + "<th>sustainable, req/s</th><th>resolution</th><th class=\"l\">trials</th></tr>\n");
-        capacityRow(h, "PUT", r.putCapacity().achievedRate(), sustainable(r.sustainable(), TailPhase.PUT));
-        capacityRow(h, "GET", r.getCapacity().achievedRate(), sustainable(r.sustainable(), TailPhase.GET));
+        capacityRow(h, "PUT", r.putCapacity().achievedRate(),
+                TailResult.SustainableResult.of(r.sustainable(), TailPhase.PUT));
+        capacityRow(h, "GET", r.getCapacity().achievedRate(),
+                TailResult.SustainableResult.of(r.sustainable(), TailPhase.GET));
         if (!r.nginxSustainable().isEmpty()) {
             for (TailPhase op : List.of(TailPhase.PUT, TailPhase.GET)) {
                 TailResult.SustainableResult n = r.nginxSustainable(op);
@@ -130,10 +132,6 @@ final class TailReport {
         return h.append("</table>\n").toString();
     }
 
-    private static TailResult.SustainableResult sustainable(List<TailResult.SustainableResult> found, TailPhase op) {
-        return found.stream().filter(x -> x.op() == op).findFirst().orElse(null);
-    }
-
     private static void capacityRow(StringBuilder h, String name, double capacity, TailResult.SustainableResult s) {
         h.append(String.format(Locale.ROOT, "<tr><td class=\"l\">%s</td><td>%.0f</td>", esc(name), capacity));
         if (s == null) {
@@ -149,8 +147,7 @@ final class TailReport {
             }
         }
         h.append(String.format(Locale.ROOT, "<td>%s</td><td>%s</td><td class=\"l\">%s</td></tr>%n",
-                s.rate() > 0 ? Units.rate(s.rate()) : "below " + Units.rate(Math.round(s.resolution())),
-                Units.rate(Math.round(s.resolution())), esc(trials.toString())));
+                s.rateText(), Units.rate(Math.round(s.resolution())), esc(trials.toString())));
     }
 
     private static String phaseTable(TailResult r, long bound) {

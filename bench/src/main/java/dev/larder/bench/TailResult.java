@@ -51,7 +51,7 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
 
     /** nginx's sustainable rate of {@code op} from the same search, or {@code null} when it was not searched. */
     public SustainableResult nginxSustainable(TailPhase op) {
-        return nginxSustainable.stream().filter(s -> s.op() == op).findFirst().orElse(null);
+        return SustainableResult.of(nginxSustainable, op);
     }
 
     /**
@@ -185,6 +185,16 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
         public SustainableResult {
             trials = List.copyOf(trials);
             measuredAgain = List.copyOf(measuredAgain);
+        }
+
+        /** The one of {@code op} among {@code found}, or {@code null} when that op was not searched. */
+        static SustainableResult of(List<SustainableResult> found, TailPhase op) {
+            return found.stream().filter(s -> s.op() == op).findFirst().orElse(null);
+        }
+
+        /** {@code 34.8k}, or {@code below 1.7k} (the resolution) when no trial held. */
+        String rateText() {
+            return rate > 0 ? Units.rate(rate) : "below " + Units.rate(Math.round(resolution));
         }
     }
 }

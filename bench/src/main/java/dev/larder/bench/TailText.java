@@ -53,7 +53,7 @@ final class TailText {
                     Units.shortTime(tail.hold().toNanos() / 1000.0), tail.slo().describe(), tail.bisectSteps());
             for (TailResult.SustainableResult s : r.sustainable()) {
                 out.printf(Locale.ROOT, "  %-4s sustainable %s req/s (resolution %s), saturated %.0f req/s: %.2f x "
-                                + "saturated%s%n", s.op(), rateText(s), Units.rate(Math.round(s.resolution())),
+                                + "saturated%s%n", s.op(), s.rateText(), Units.rate(Math.round(s.resolution())),
                         s.capacity(), s.rate() / s.capacity(),
                         r.nginxCapacity() == null ? "" : String.format(Locale.ROOT,
                                 ", %.2f x nginx's saturated %.0f req/s", s.rate() / r.nginxCapacity().achievedRate(),
@@ -62,7 +62,7 @@ final class TailText {
             for (TailResult.SustainableResult n : r.nginxSustainable()) {
                 out.printf(Locale.ROOT, "  nginx %-4s sustainable %s req/s (resolution %s), its saturated %.0f req/s: "
                                 + "%.2f x saturated (the same search: what this machine and generator hold for a "
-                                + "server that does no work)%n", n.op(), rateText(n),
+                                + "server that does no work)%n", n.op(), n.rateText(),
                         Units.rate(Math.round(n.resolution())), n.capacity(), n.rate() / n.capacity());
             }
         }
@@ -139,10 +139,6 @@ final class TailText {
                         + "%.0f%% of its own%n", Units.timeMicros(bound), r.label(), r.phasesWithin(bound),
                 r.phases().size(), 100 * r.tail().load(), own.phasesWithin(bound), own.phases().size(),
                 100 * r.tail().load());
-    }
-
-    private static String rateText(TailResult.SustainableResult s) {
-        return s.rate() > 0 ? Units.rate(s.rate()) : "below " + Units.rate(Math.round(s.resolution()));
     }
 
     /** ", 0.81 x nginx's sustainable" when the same search ran against nginx and found a rate for the op. */
