@@ -70,10 +70,8 @@ final class TailReport {
         }
         h.append("<h2>Capacity</h2>\n<table><tr><th class=\"l\">op</th><th>saturated (closed loop), req/s</th>"
                 + "<th>sustainable, req/s</th><th>resolution</th><th class=\"l\">trials</th></tr>\n");
-        capacityRow(h, "PUT", r.putCapacity().achievedRate(),
-                TailResult.SustainableResult.of(r.sustainable(), TailPhase.PUT));
-        capacityRow(h, "GET", r.getCapacity().achievedRate(),
-                TailResult.SustainableResult.of(r.sustainable(), TailPhase.GET));
+        capacityRow(h, "PUT", r.putCapacity().achievedRate(), r.sustainable(TailPhase.PUT));
+        capacityRow(h, "GET", r.getCapacity().achievedRate(), r.sustainable(TailPhase.GET));
         if (!r.nginxSustainable().isEmpty()) {
             for (TailPhase op : List.of(TailPhase.PUT, TailPhase.GET)) {
                 TailResult.SustainableResult n = r.nginxSustainable(op);
@@ -147,7 +145,7 @@ final class TailReport {
             }
         }
         h.append(String.format(Locale.ROOT, "<td>%s</td><td>%s</td><td class=\"l\">%s</td></tr>%n",
-                s.rateText(), Units.rate(Math.round(s.resolution())), esc(trials.toString())));
+                s.rateText(), s.resolutionText(), esc(trials.toString())));
     }
 
     private static String phaseTable(TailResult r, long bound) {

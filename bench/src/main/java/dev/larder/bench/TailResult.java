@@ -49,6 +49,11 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
                 getCapacity, phases, sustainable, nginxCapacity, nginxOwnLoad, List.of());
     }
 
+    /** The server's sustainable rate of {@code op}, or {@code null} when it was not searched. */
+    public SustainableResult sustainable(TailPhase op) {
+        return SustainableResult.of(sustainable, op);
+    }
+
     /** nginx's sustainable rate of {@code op} from the same search, or {@code null} when it was not searched. */
     public SustainableResult nginxSustainable(TailPhase op) {
         return SustainableResult.of(nginxSustainable, op);
@@ -194,7 +199,12 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
 
         /** {@code 34.8k}, or {@code below 1.7k} (the resolution) when no trial held. */
         String rateText() {
-            return rate > 0 ? Units.rate(rate) : "below " + Units.rate(Math.round(resolution));
+            return rate > 0 ? Units.rate(rate) : "below " + resolutionText();
+        }
+
+        /** The bisection's resolution as a rate, {@code 1.7k}. */
+        String resolutionText() {
+            return Units.rate(Math.round(resolution));
         }
     }
 }

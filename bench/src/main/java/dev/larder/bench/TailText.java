@@ -53,7 +53,7 @@ final class TailText {
                     Units.shortTime(tail.hold().toNanos() / 1000.0), tail.slo().describe(), tail.bisectSteps());
             for (TailResult.SustainableResult s : r.sustainable()) {
                 out.printf(Locale.ROOT, "  %-4s sustainable %s req/s (resolution %s), saturated %.0f req/s: %.2f x "
-                                + "saturated%s%n", s.op(), s.rateText(), Units.rate(Math.round(s.resolution())),
+                                + "saturated%s%n", s.op(), s.rateText(), s.resolutionText(),
                         s.capacity(), s.rate() / s.capacity(),
                         r.nginxCapacity() == null ? "" : String.format(Locale.ROOT,
                                 ", %.2f x nginx's saturated %.0f req/s", s.rate() / r.nginxCapacity().achievedRate(),
@@ -63,7 +63,7 @@ final class TailText {
                 out.printf(Locale.ROOT, "  nginx %-4s sustainable %s req/s (resolution %s), its saturated %.0f req/s: "
                                 + "%.2f x saturated (the same search: what this machine and generator hold for a "
                                 + "server that does no work)%n", n.op(), n.rateText(),
-                        Units.rate(Math.round(n.resolution())), n.capacity(), n.rate() / n.capacity());
+                        n.resolutionText(), n.capacity(), n.rate() / n.capacity());
             }
         }
         i = 1;
