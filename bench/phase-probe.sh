@@ -12,6 +12,7 @@
 #   bench/phase-probe.sh                                           # defaults below
 #   OUT=/tmp/a JAR=old.jar bench/phase-probe.sh                    # an older build (server and client)
 #   RATES=put=40000,get=25000 PHASES=put,get PHASE=15s bench/phase-probe.sh -- --workers 0
+#   BENCH_ARGS="--connections 256" bench/phase-probe.sh            # flags for `larder bench tail`
 #
 # Needs: taskset, python3, the jar (./mvnw -q -DskipTests package).
 set -euo pipefail
@@ -24,11 +25,13 @@ RATES=${RATES:-put=70000,get=46500,mix=48000}
 PHASES=${PHASES:-put,get,mix,put,get}
 PHASE=${PHASE:-30s}
 WARMUP=${WARMUP:-20s}
+read -r -a bench_args <<< "${BENCH_ARGS:-}"
 OUT=${OUT:-bench-results/probe-$(date -u +%Y%m%dT%H%M%SZ)}
 [ "${1:-}" = "--" ] && shift
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-echo "# $(date -u +%FT%TZ) bench/phase-probe.sh $* RATES=$RATES PHASES=$PHASES PHASE=$PHASE OUT=$OUT" \
+echo "# $(date -u +%FT%TZ) bench/phase-probe.sh $* RATES=$RATES PHASES=$PHASES PHASE=$PHASE BENCH_ARGS=${BENCH_ARGS:-}" \
+  "OUT=$OUT" \
   "build $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
   "server JVM: ${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS}, client JVM: ${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS}"
 data=$(mktemp -d /tmp/larder-probe.XXXXXX)
@@ -42,7 +45,7 @@ trap cleanup EXIT
 larder_start pid "$JAR" "$PORT" "$OUT/server.log" --data-dir "$data" --admin-port "$ADMIN_PORT" "$@"
 taskset -c "$CLIENT_CPU" python3 bench/probe/sample.py "$pid" "$OUT/samples.txt" "$ADMIN_PORT" &
 client_java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration 5s --rates "$RATES" \
-  --phases "$PHASES" --phase-duration "$PHASE" --admin-url "http://127.0.0.1:$ADMIN_PORT" --json "$OUT/tail.json" \
+  --phases "$PHASES" --phase-duration "$PHASE" ${bench_args[@]+"${bench_args[@]}"} --admin-url "http://127.0.0.1:$ADMIN_PORT" --json "$OUT/tail.json" \
   "http://127.0.0.1:$PORT" > "$OUT/bench.txt" 2>&1
 larder_stop "$pid"
 pid=
