@@ -210,7 +210,7 @@ final class JitWarmup {
             }
             ReadyEndpoint ready = new ReadyEndpoint(List.of(
                     () -> server.ready() ? Optional.empty() : Optional.of("warm-up listener not serving")));
-            Map<String, AdminEndpoint> endpoints = ServeCommand.adminEndpoints(registry, ready, false);
+            Map<String, AdminEndpoint> endpoints = ServeCommand.adminEndpoints(registry, ready, null);
             AdminServer admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), server.transport(), endpoints);
             try {
                 new PipelineWarmup(server.localAddress(), admin.localAddress(),

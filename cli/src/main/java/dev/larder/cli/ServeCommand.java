@@ -64,6 +64,8 @@ public final class ServeCommand implements Callable<Integer> {
     // thread woke 100 times a second on the event loop's core and took 0.7% of it at the tail benchmark's rates
     // (68 us a wake-up on this VM; docs/performance.md, "Session 37").
     private static final Duration METRICS_CLOCK_RESOLUTION = Duration.ofMillis(100);
+    // It took 0.4 s here; a slow disk or a busy host should not hold the server's start much longer.
+    private static final Duration PROFILER_WARM_UP_TIMEOUT = Duration.ofSeconds(10);
 
     @Spec
     CommandSpec spec;
@@ -344,6 +346,13 @@ public final class ServeCommand implements Callable<Integer> {
             log.warn("--warm-new-tables: off, because the warming thread's priority could not be lowered to nice 19 "
                     + "with renice (util-linux); at normal priority it would compete with the event loops");
         }
+        // Before the JIT warm-up and the listeners: the profiler's first start reads every library's symbols (0.4 s
+        // here), which under load was taken from the event loop's core. Whatever its loading changes in the JVM
+        // then happens before C2 compiles the request paths.
+        ProfileEndpoint profile = profiling && adminPort != 0 ? new ProfileEndpoint(new AsyncProfilerLoader()) : null;
+        if (profile != null) {
+            log.info("{}", profile.warmUp(PROFILER_WARM_UP_TIMEOUT));
+        }
         if (warmupRequests > 0) {
             try {
                 JitWarmup.Report warmup = JitWarmup.run(serverOptions, storeOptions, metrics, warmupRequests,
@@ -374,6 +383,7 @@ public final class ServeCommand implements Callable<Integer> {
                     meters != null ? meters.observer() : ServerObserver.NOOP);
         } catch (RuntimeException e) {
             closeAll(null, meters, store);
+            closeQuietly(profile);
             spec.commandLine().getErr().println("larder: cannot start: " + e.getMessage());
             return 1;
         }
@@ -389,10 +399,11 @@ public final class ServeCommand implements Callable<Integer> {
         if (adminPort != 0) {
             try {
                 admin = AdminServer.start(new AdminOptions(adminHost, adminPort), security.admin(),
-                        server.transport(), adminEndpoints(registry, ready, profiling));
+                        server.transport(), adminEndpoints(registry, ready, profile));
             } catch (RuntimeException e) {
                 server.close();
                 closeAll(null, meters, store);
+                closeQuietly(profile);
                 spec.commandLine().getErr().println("larder: cannot start the admin listener on " + adminHost + ":"
                         + adminPort + ": " + e.getMessage());
                 return 1;
@@ -431,17 +442,24 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** The admin listener's endpoints; the JIT warm-up serves the same ones from its throwaway listener. */
     static Map<String, AdminEndpoint> adminEndpoints(PrometheusMeterRegistry registry, ReadyEndpoint ready,
-                                                             boolean profiling) {
+                                                             ProfileEndpoint profile) {
         Map<String, AdminEndpoint> endpoints = new LinkedHashMap<>();
         if (registry != null) {
             endpoints.put("/metrics", new MetricsEndpoint(registry));
         }
         endpoints.put("/health/live", new LiveEndpoint());
         endpoints.put("/health/ready", ready);
-        if (profiling) {
-            endpoints.put("/debug/profile", new ProfileEndpoint(new AsyncProfilerLoader()));
+        if (profile != null) {
+            endpoints.put("/debug/profile", profile);
         }
         return endpoints;
+    }
+
+    /** The profiler's thread, when no admin listener took it over. */
+    private static void closeQuietly(ProfileEndpoint profile) {
+        if (profile != null) {
+            profile.close();
+        }
     }
 
     private static void closeAll(AdminServer admin, LarderMeters meters, RocksDbStore store) {

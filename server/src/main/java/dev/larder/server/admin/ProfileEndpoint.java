@@ -8,9 +8,12 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.AsciiString;
 import java.util.concurrent.Callable;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * <p>The event loop only validates and hands over: loading, starting, waiting and dumping happen on one
  * profiler thread, which alone touches the profiler and the current {@link Session}. The connection stops reading
  * while its profile runs, so a pipelined request cannot overtake the profile's answer.
+ *
+ * <p>{@link #warmUp} runs one short profile before the server opens, so the first profile asked for during a load
+ * run does not pay async-profiler's once-per-process start-up on the core the requests need.
  */
 public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
 
@@ -40,8 +46,17 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
     static final String ENGINE_HEADER = "X-Profile-Engine";
     static final String FALLBACK_HEADER = "X-Profile-Fallback";
     static final String HTML = "text/html; charset=utf-8";
+    // Header names as AsciiString, the type every other header name in this process has: a String there took a
+    // branch of Netty's header hashing and validation that the data port's compiled code had never seen.
+    private static final AsciiString EVENT_NAME = AsciiString.cached(EVENT_HEADER);
+    private static final AsciiString ENGINE_NAME = AsciiString.cached(ENGINE_HEADER);
+    private static final AsciiString FALLBACK_NAME = AsciiString.cached(FALLBACK_HEADER);
+    private static final AsciiString SECONDS_NAME = AsciiString.cached("X-Profile-Seconds");
 
     private static final Logger log = LoggerFactory.getLogger(ProfileEndpoint.class);
+
+    /** How long {@link #warmUp} samples. */
+    static final Duration WARM_UP_SAMPLING = Duration.ofMillis(200);
 
     private final Callable<Profiler> loader;
     private final ScheduledExecutorService thread;
@@ -62,6 +77,54 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * Loads the profiler and profiles this process for {@link #WARM_UP_SAMPLING}, throwing the result away; returns
+     * what happened, in one line for the startup log. Waits at most {@code timeout}: a warm-up still going then
+     * finishes on the profiler thread, ahead of any profile asked for.
+     *
+     * <p>async-profiler's first start in a process reads the symbols of the JVM, RocksDB and the kernel: about 0.2 s
+     * of CPU, which on a one-core server was taken from the event loop at equal priority in the first second of the
+     * first profile of a load run (docs/performance.md, "Session 51").
+     */
+    public String warmUp(Duration timeout) {
+        Future<String> warmUp;
+        try {
+            warmUp = thread.submit(this::warmUpNow);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return "profiler not warmed up: closed";
+        }
+        try {
+            return warmUp.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            return "profiler still warming up after " + timeout.toMillis() + " ms; it goes on in the background";
+        } catch (ExecutionException e) {
+            return "profiler warm-up failed: " + oneLine(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "profiler warm-up interrupted";
+        }
+    }
+
+    private String warmUpNow() throws Exception {
+        long started = System.nanoTime();
+        if (!load()) {
+            return "profiling unavailable: " + unavailable;
+        }
+        String event = cpuFallback() == null ? "cpu" : "itimer";
+        try {
+            profiler.execute("start,event=" + event);
+        } catch (IllegalStateException e) {
+            return "profiler not warmed up, busy: " + oneLine(e);
+        }
+        try {
+            Thread.sleep(WARM_UP_SAMPLING.toMillis());
+        } finally {
+            stopQuietly();
+        }
+        profiler.execute("collapsed");
+        return "profiler warmed up (" + event + ") in " + (System.nanoTime() - started) / 1_000_000 + " ms";
     }
 
     @Override
@@ -177,11 +240,11 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
             response = AdminResponses.body(HttpResponseStatus.OK, request.html() ? HTML : AdminResponses.TEXT,
                     Unpooled.wrappedBuffer(output.getBytes(UTF_8)));
             response.headers()
-                    .set(EVENT_HEADER, request.event().name)
-                    .set(ENGINE_HEADER, engineName(session))
-                    .setInt("X-Profile-Seconds", request.seconds());
+                    .set(EVENT_NAME, request.event().name)
+                    .set(ENGINE_NAME, engineName(session))
+                    .setInt(SECONDS_NAME, request.seconds());
             if (session.fallback != null) {
-                response.headers().set(FALLBACK_HEADER, session.fallback);
+                response.headers().set(FALLBACK_NAME, session.fallback);
             }
         } catch (Exception e) {
             response = AdminResponses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "profile dump failed: "
@@ -220,9 +283,23 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
         answer(ctx, response);
     }
 
+    /**
+     * Writes on the channel's own event loop, like every other admin answer. Written from the profiler thread, Netty
+     * took the branch of its write and read paths that hands the call over to the loop, which no data-port request
+     * takes, and C2 threw away the data port's compiled write and read paths to recompile them with it: with the
+     * server on one core, 200-300 ms of C2 at the end of the first profile, and a first {@code larder bench --profile}
+     * at 30k GET/s with a second at max 120-245 ms (docs/performance.md, "Session 51").
+     */
     private static void answer(ChannelHandlerContext ctx, FullHttpResponse response) {
-        ctx.writeAndFlush(response);
-        ctx.channel().config().setAutoRead(true);
+        try {
+            ctx.executor().execute(() -> {
+                ctx.writeAndFlush(response);
+                ctx.channel().config().setAutoRead(true);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The admin listener has stopped: nobody is left to answer.
+            response.release();
+        }
     }
 
     private static String oneLine(Throwable e) {

@@ -7,6 +7,7 @@ import dev.larder.server.LeakDetection;
 import dev.larder.server.config.TransportKind;
 import dev.larder.server.http.Transport;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -107,6 +108,29 @@ class AsyncProfilerTest {
         assertEquals(200, response.statusCode(), response.body());
         assertTrue(response.body().lines().anyMatch(l -> l.contains("AsyncProfilerTest.burnCpu")
                 && l.matches(".* \\d+$")), response.body());
+    }
+
+    @Test
+    void theWarmUpLeavesTheProfilerStoppedForTheFirstProfile() throws Exception {
+        ProfileEndpoint warmed = new ProfileEndpoint(new AsyncProfilerLoader());
+        AdminServer second = null;
+        try {
+            String said = warmed.warmUp(Duration.ofSeconds(30));
+            assertTrue(said.startsWith("profiler warmed up ("), said);
+            second = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
+                    Map.of("/debug/profile", warmed));
+            HttpResponse<String> response = Http.get("http://127.0.0.1:" + second.localAddress().getPort()
+                    + "/debug/profile?event=cpu&seconds=1&format=collapsed");
+            assertEquals(200, response.statusCode(), response.body());
+            assertTrue(response.body().lines().anyMatch(l -> l.contains("AsyncProfilerTest.burnCpu")),
+                    response.body());
+        } finally {
+            if (second != null) {
+                second.close();
+            } else {
+                warmed.close();
+            }
+        }
     }
 
     private static void assertFlameGraph(String html, String frame) {

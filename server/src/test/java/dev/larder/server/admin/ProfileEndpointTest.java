@@ -7,9 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.larder.server.LeakDetection;
 import dev.larder.server.config.TransportKind;
 import dev.larder.server.http.Transport;
+import io.netty.channel.ChannelHandlerContext;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -123,6 +127,79 @@ class ProfileEndpointTest {
         assertTrue(response.body().contains("Plan9/mips: no library"), response.body());
         // Not stuck "running" after a failure.
         assertEquals(501, Http.get(url("?event=alloc&seconds=1")).statusCode());
+    }
+
+    /**
+     * The answer comes after the profile, from the profiler's thread; it must still be written on the admin event
+     * loop. From another thread Netty's write and read take a hand-over branch the data port never takes, and C2
+     * recompiled the data port's write path at the end of the first profile (docs/performance.md, "Session 51").
+     */
+    @Test
+    void theAnswerIsWrittenOnTheAdminEventLoop() throws Exception {
+        List<String> writers = new CopyOnWriteArrayList<>();
+        ProfileEndpoint profile = new ProfileEndpoint(scripted("OK"));
+        AdminEndpoint watched = (ctx, request) -> profile.serve(watchWrites(ctx, writers), request);
+        admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
+                Map.of("/debug/profile", watched));
+        try {
+            // A refusal is answered at once, on the loop: the watch sees writes.
+            assertEquals(400, Http.get(url("?event=cpu&seconds=0")).statusCode());
+            assertEquals(200, Http.get(url("?event=cpu&seconds=1")).statusCode());
+            assertEquals(List.of("event loop", "event loop"), writers);
+        } finally {
+            profile.close();
+        }
+    }
+
+    /** {@code ctx}, noting for each write which thread made it and whether that was its event loop. */
+    private static ChannelHandlerContext watchWrites(ChannelHandlerContext ctx, List<String> writers) {
+        return (ChannelHandlerContext) Proxy.newProxyInstance(ChannelHandlerContext.class.getClassLoader(),
+                new Class<?>[] {ChannelHandlerContext.class}, (proxy, method, args) -> {
+                    if (method.getName().startsWith("write")) {
+                        writers.add(ctx.executor().inEventLoop() ? "event loop" : Thread.currentThread().getName());
+                    }
+                    try {
+                        return method.invoke(ctx, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Test
+    void warmUpProfilesOnceAndThrowsTheResultAway() throws Exception {
+        ProfileEndpoint profile = new ProfileEndpoint(scripted("OK"));
+        try {
+            String said = profile.warmUp(Duration.ofSeconds(10));
+            assertTrue(said.startsWith("profiler warmed up (cpu) in "), said);
+            assertEquals(List.of("check,event=cpu-clock", "start,event=cpu", "stop", "collapsed"), commands);
+        } finally {
+            profile.close();
+        }
+    }
+
+    @Test
+    void warmUpSamplesWithItimerWherePerfEventsAreNotPermitted() throws Exception {
+        ProfileEndpoint profile = new ProfileEndpoint(scripted("Perf events unavailable"));
+        try {
+            String said = profile.warmUp(Duration.ofSeconds(10));
+            assertTrue(said.startsWith("profiler warmed up (itimer) in "), said);
+            assertTrue(commands.contains("start,event=itimer"), commands.toString());
+        } finally {
+            profile.close();
+        }
+    }
+
+    @Test
+    void warmUpOfAnUnloadableLibrarySaysWhyAndProfilesAre501() throws Exception {
+        ProfileEndpoint profile = new ProfileEndpoint(() -> {
+            throw new IllegalStateException("async-profiler cannot load on Plan9/mips: no library");
+        });
+        assertEquals("profiling unavailable: async-profiler cannot load on Plan9/mips: no library",
+                profile.warmUp(Duration.ofSeconds(10)));
+        admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
+                Map.of("/debug/profile", profile));
+        assertEquals(501, Http.get(url("?event=cpu&seconds=1")).statusCode());
     }
 
     @Test
