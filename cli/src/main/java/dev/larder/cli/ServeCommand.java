@@ -64,7 +64,7 @@ public final class ServeCommand implements Callable<Integer> {
     // thread woke 100 times a second on the event loop's core and took 0.7% of it at the tail benchmark's rates
     // (68 us a wake-up on this VM; docs/performance.md, "Session 37").
     private static final Duration METRICS_CLOCK_RESOLUTION = Duration.ofMillis(100);
-    // It took 0.4 s here; a slow disk or a busy host should not hold the server's start much longer.
+    // The warm-up took 0.4 s here; a slow disk or a busy host should not hold the server's start much longer.
     private static final Duration PROFILER_WARM_UP_TIMEOUT = Duration.ofSeconds(10);
 
     @Spec
@@ -346,9 +346,9 @@ public final class ServeCommand implements Callable<Integer> {
             log.warn("--warm-new-tables: off, because the warming thread's priority could not be lowered to nice 19 "
                     + "with renice (util-linux); at normal priority it would compete with the event loops");
         }
-        // Before the JIT warm-up and the listeners: the profiler's first start reads every library's symbols (0.4 s
-        // here), which under load was taken from the event loop's core. Whatever its loading changes in the JVM
-        // then happens before C2 compiles the request paths.
+        // Before the JIT warm-up and the listeners: the profiler's first start reads every library's symbols (about
+        // 0.2 s of CPU here), which under load was taken from the event loop's core. Whatever its loading changes in
+        // the JVM then happens before C2 compiles the request paths.
         ProfileEndpoint profile = profiling && adminPort != 0 ? new ProfileEndpoint(new AsyncProfilerLoader()) : null;
         if (profile != null) {
             log.info("{}", profile.warmUp(PROFILER_WARM_UP_TIMEOUT));

@@ -6,11 +6,10 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.AsciiString;
-import java.util.concurrent.Callable;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -288,7 +287,7 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
      * took the branch of its write and read paths that hands the call over to the loop, which no data-port request
      * takes, and C2 threw away the data port's compiled write and read paths to recompile them with it: with the
      * server on one core, 200-300 ms of C2 at the end of the first profile, and a first {@code larder bench --profile}
-     * at 30k GET/s with a second at max 120-245 ms (docs/performance.md, "Session 51").
+     * at 30k GET/s with a second at max 100-245 ms (docs/performance.md, "Session 51").
      */
     private static void answer(ChannelHandlerContext ctx, FullHttpResponse response) {
         try {
