@@ -2,7 +2,8 @@
 # What profiling a server under load costs the load: a FRESH Larder (--profiling) on core 1, 100k keys prefilled,
 # `larder bench -R RATE -d 30s -w get --profile cpu,alloc,lock` on core 0 (each event profiled for a third of the
 # window, one after another). Prints the run's p99 and max and each second's max: a first profile that takes the
-# event loop's core shows as seconds of 40-250 ms at 0 (its start) and 10 (its end) where the others are 5-15.
+# event loop's core shows as seconds of up to about 250 ms at 0 (its start) and 10-11 (its end) where most others
+# are 5-15 ms (docs/performance.md, "Session 51").
 #
 #   bench/probe/profile-stall.sh /tmp/ps1 30000
 #   PRE="cpu" JAR=old.jar bench/probe/profile-stall.sh /tmp/ps2 30000   # a 1 s cpu profile before the load first

@@ -64,8 +64,9 @@ public final class ServeCommand implements Callable<Integer> {
     // thread woke 100 times a second on the event loop's core and took 0.7% of it at the tail benchmark's rates
     // (68 us a wake-up on this VM; docs/performance.md, "Session 37").
     private static final Duration METRICS_CLOCK_RESOLUTION = Duration.ofMillis(100);
-    // The warm-up took 0.4 s here; a slow disk or a busy host should not hold the server's start much longer.
-    private static final Duration PROFILER_WARM_UP_TIMEOUT = Duration.ofSeconds(10);
+    // The warm-up took 0.4-0.5 s here; ten times that on a slow disk or a busy host, and the start goes on without
+    // waiting (the warm-up then finishes on the profiler's thread, ahead of any profile asked for).
+    private static final Duration PROFILER_WARM_UP_TIMEOUT = Duration.ofSeconds(5);
 
     @Spec
     CommandSpec spec;
@@ -346,9 +347,8 @@ public final class ServeCommand implements Callable<Integer> {
             log.warn("--warm-new-tables: off, because the warming thread's priority could not be lowered to nice 19 "
                     + "with renice (util-linux); at normal priority it would compete with the event loops");
         }
-        // Before the JIT warm-up and the listeners: the profiler's first start reads every library's symbols (about
-        // 0.2 s of CPU here), which under load was taken from the event loop's core. Whatever its loading changes in
-        // the JVM then happens before C2 compiles the request paths.
+        // Before the JIT warm-up and the listeners: the profiler's first start took about 0.2 s of CPU here, which
+        // under load came out of the event loop's core.
         ProfileEndpoint profile = profiling && adminPort != 0 ? new ProfileEndpoint(new AsyncProfilerLoader()) : null;
         if (profile != null) {
             log.info("{}", profile.warmUp(PROFILER_WARM_UP_TIMEOUT));
@@ -382,8 +382,8 @@ public final class ServeCommand implements Callable<Integer> {
             server = LarderServer.start(serverOptions, security.data(), store,
                     meters != null ? meters.observer() : ServerObserver.NOOP);
         } catch (RuntimeException e) {
+            closeProfiler(profile);
             closeAll(null, meters, store);
-            closeQuietly(profile);
             spec.commandLine().getErr().println("larder: cannot start: " + e.getMessage());
             return 1;
         }
@@ -402,8 +402,8 @@ public final class ServeCommand implements Callable<Integer> {
                         server.transport(), adminEndpoints(registry, ready, profile));
             } catch (RuntimeException e) {
                 server.close();
+                closeProfiler(profile);
                 closeAll(null, meters, store);
-                closeQuietly(profile);
                 spec.commandLine().getErr().println("larder: cannot start the admin listener on " + adminHost + ":"
                         + adminPort + ": " + e.getMessage());
                 return 1;
@@ -455,8 +455,8 @@ public final class ServeCommand implements Callable<Integer> {
         return endpoints;
     }
 
-    /** The profiler's thread, when no admin listener took it over. */
-    private static void closeQuietly(ProfileEndpoint profile) {
+    /** Stops the profiler's thread (and a warm-up still going) when no admin listener took the endpoint over. */
+    private static void closeProfiler(ProfileEndpoint profile) {
         if (profile != null) {
             profile.close();
         }

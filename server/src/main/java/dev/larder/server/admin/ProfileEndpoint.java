@@ -45,8 +45,9 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
     static final String ENGINE_HEADER = "X-Profile-Engine";
     static final String FALLBACK_HEADER = "X-Profile-Fallback";
     static final String HTML = "text/html; charset=utf-8";
-    // Header names as AsciiString, the type every other header name in this process has: a String there took a
-    // branch of Netty's header hashing and validation that the data port's compiled code had never seen.
+    // Header names as AsciiString, the type every other header name in this process has. With String names, C2's
+    // code of Netty's header hashing and validation was made not entrant at the first profile's answer; no run
+    // measured this apart from the answer's thread (docs/performance.md, "Session 51").
     private static final AsciiString EVENT_NAME = AsciiString.cached(EVENT_HEADER);
     private static final AsciiString ENGINE_NAME = AsciiString.cached(ENGINE_HEADER);
     private static final AsciiString FALLBACK_NAME = AsciiString.cached(FALLBACK_HEADER);
@@ -54,7 +55,7 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ProfileEndpoint.class);
 
-    /** How long {@link #warmUp} samples. */
+    /** How long {@link #warmUp} samples: long enough for samples to dump, short enough not to delay the start. */
     static final Duration WARM_UP_SAMPLING = Duration.ofMillis(200);
 
     private final Callable<Profiler> loader;
@@ -83,9 +84,9 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
      * what happened, in one line for the startup log. Waits at most {@code timeout}: a warm-up still going then
      * finishes on the profiler thread, ahead of any profile asked for.
      *
-     * <p>async-profiler's first start in a process reads the symbols of the JVM, RocksDB and the kernel: about 0.2 s
-     * of CPU, which on a one-core server was taken from the event loop at equal priority in the first second of the
-     * first profile of a load run (docs/performance.md, "Session 51").
+     * <p>async-profiler's first start in a process (its set-up, which parses the loaded libraries' symbols) took
+     * about 0.2 s of the profiler thread's CPU, which on a one-core server came out of the event loop's share in the
+     * first second of the first profile of a load run (docs/performance.md, "Session 51").
      */
     public String warmUp(Duration timeout) {
         Future<String> warmUp;
@@ -109,7 +110,7 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
     private String warmUpNow() throws Exception {
         long started = System.nanoTime();
         if (!load()) {
-            return "profiling unavailable: " + unavailable;
+            return "profiler warm-up: profiling unavailable: " + unavailable;
         }
         String event = cpuFallback() == null ? "cpu" : "itimer";
         try {
@@ -226,7 +227,7 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
         }
         session.done = true;
         current = null;
-        FullHttpResponse response;
+        FullHttpResponse response = null;
         try {
             stopQuietly();
             ProfileRequest request = session.request;
@@ -246,6 +247,9 @@ public final class ProfileEndpoint implements AdminEndpoint, AutoCloseable {
                 response.headers().set(FALLBACK_NAME, session.fallback);
             }
         } catch (Exception e) {
+            if (response != null) {
+                response.release();
+            }
             response = AdminResponses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "profile dump failed: "
                     + oneLine(e));
         }

@@ -195,7 +195,7 @@ class ProfileEndpointTest {
         ProfileEndpoint profile = new ProfileEndpoint(() -> {
             throw new IllegalStateException("async-profiler cannot load on Plan9/mips: no library");
         });
-        assertEquals("profiling unavailable: async-profiler cannot load on Plan9/mips: no library",
+        assertEquals("profiler warm-up: profiling unavailable: async-profiler cannot load on Plan9/mips: no library",
                 profile.warmUp(Duration.ofSeconds(10)));
         admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
                 Map.of("/debug/profile", profile));
