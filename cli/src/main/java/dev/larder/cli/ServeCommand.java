@@ -382,8 +382,7 @@ public final class ServeCommand implements Callable<Integer> {
             server = LarderServer.start(serverOptions, security.data(), store,
                     meters != null ? meters.observer() : ServerObserver.NOOP);
         } catch (RuntimeException e) {
-            closeProfiler(profile);
-            closeAll(null, meters, store);
+            closeAll(null, profile, meters, store);
             spec.commandLine().getErr().println("larder: cannot start: " + e.getMessage());
             return 1;
         }
@@ -402,8 +401,7 @@ public final class ServeCommand implements Callable<Integer> {
                         server.transport(), adminEndpoints(registry, ready, profile));
             } catch (RuntimeException e) {
                 server.close();
-                closeProfiler(profile);
-                closeAll(null, meters, store);
+                closeAll(null, profile, meters, store);
                 spec.commandLine().getErr().println("larder: cannot start the admin listener on " + adminHost + ":"
                         + adminPort + ": " + e.getMessage());
                 return 1;
@@ -429,7 +427,7 @@ public final class ServeCommand implements Callable<Integer> {
         // store's gauges) and the meters go before the store they read is closed.
         reloader.close();
         server.close();
-        closeAll(admin, meters, store);
+        closeAll(admin, profile, meters, store);
         log.info("larder stopped");
         return 0;
     }
@@ -455,16 +453,16 @@ public final class ServeCommand implements Callable<Integer> {
         return endpoints;
     }
 
-    /** Stops the profiler's thread (and a warm-up still going) when no admin listener took the endpoint over. */
-    private static void closeProfiler(ProfileEndpoint profile) {
-        if (profile != null) {
-            profile.close();
-        }
-    }
-
-    private static void closeAll(AdminServer admin, LarderMeters meters, RocksDbStore store) {
+    /**
+     * Closes what start-up opened, the store last. The admin listener closes the endpoints it was given; without one,
+     * the profile endpoint (its thread, and a warm-up still going) is closed here.
+     */
+    private static void closeAll(AdminServer admin, ProfileEndpoint profile, LarderMeters meters,
+                                 RocksDbStore store) {
         if (admin != null) {
             admin.close();
+        } else if (profile != null) {
+            profile.close();
         }
         if (meters != null) {
             meters.close();

@@ -166,28 +166,28 @@ class ProfileEndpointTest {
                 });
     }
 
-    @Test
-    void warmUpProfilesOnceAndThrowsTheResultAway() throws Exception {
-        ProfileEndpoint profile = new ProfileEndpoint(scripted("OK"));
+    /** What {@link ProfileEndpoint#warmUp} says with {@code loader}, on an endpoint no listener serves. */
+    private static String warmUpAlone(Callable<Profiler> loader) {
+        ProfileEndpoint profile = new ProfileEndpoint(loader);
         try {
-            String said = profile.warmUp(Duration.ofSeconds(10));
-            assertTrue(said.startsWith("profiler warmed up (cpu) in "), said);
-            assertEquals(List.of("check,event=cpu-clock", "start,event=cpu", "stop", "collapsed"), commands);
+            return profile.warmUp(Duration.ofSeconds(10));
         } finally {
             profile.close();
         }
     }
 
     @Test
-    void warmUpSamplesWithItimerWherePerfEventsAreNotPermitted() throws Exception {
-        ProfileEndpoint profile = new ProfileEndpoint(scripted("Perf events unavailable"));
-        try {
-            String said = profile.warmUp(Duration.ofSeconds(10));
-            assertTrue(said.startsWith("profiler warmed up (itimer) in "), said);
-            assertTrue(commands.contains("start,event=itimer"), commands.toString());
-        } finally {
-            profile.close();
-        }
+    void warmUpProfilesOnceAndThrowsTheResultAway() {
+        String said = warmUpAlone(scripted("OK"));
+        assertTrue(said.startsWith("profiler warmed up (cpu) in "), said);
+        assertEquals(List.of("check,event=cpu-clock", "start,event=cpu", "stop", "collapsed"), commands);
+    }
+
+    @Test
+    void warmUpSamplesWithItimerWherePerfEventsAreNotPermitted() {
+        String said = warmUpAlone(scripted("Perf events unavailable"));
+        assertTrue(said.startsWith("profiler warmed up (itimer) in "), said);
+        assertTrue(commands.contains("start,event=itimer"), commands.toString());
     }
 
     @Test
