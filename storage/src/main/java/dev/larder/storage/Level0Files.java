@@ -1,8 +1,10 @@
 package dev.larder.storage;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * The level-0 table files this process has seen flushed and not yet seen compacted away, counted from RocksDB's
@@ -10,22 +12,35 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Why: reading a compaction's output into the cache before the compaction installs it makes the compaction take
  * longer, and level-0 files pile up meanwhile; at {@code level0_slowdown_writes_trigger} files RocksDB slows every
- * write down. Files that were there when the store opened are not counted, so after a restart the count is low
- * until those are compacted.
+ * write down. They pile up only while flushes keep coming, though: in a read phase none come, and there a compaction
+ * installed cold cost every GET of its keys a miss (docs/performance.md, "Session 51": the last GET phase at p99
+ * 231-410 ms for its last five seconds, level 0 at 20 files and no flush for 25 s). So level 0 counts as crowded only
+ * while a flush came within {@code filling}. Files that were there when the store opened are not counted, so after a
+ * restart the count is low until those are compacted.
  */
 final class Level0Files {
 
     private final Set<String> names = ConcurrentHashMap.newKeySet();
     private final int crowdedAt;
+    private final long fillingNanos;
+    private final LongSupplier nanoClock;
+    private volatile long lastFlushNanos;
 
-    /** {@code crowdedAt}: the count from which {@link #crowded()} is true. */
-    Level0Files(int crowdedAt) {
+    /**
+     * {@code crowdedAt}: the count from which {@link #crowded()} is true while flushes come; {@code filling}: how long
+     * after the last flush level 0 still counts as filling up.
+     */
+    Level0Files(int crowdedAt, Duration filling, LongSupplier nanoClock) {
         this.crowdedAt = crowdedAt;
+        this.fillingNanos = filling.toNanos();
+        this.nanoClock = nanoClock;
+        this.lastFlushNanos = nanoClock.getAsLong() - fillingNanos;
     }
 
     /** A flush wrote {@code file} to level 0. */
     void flushed(String file) {
         names.add(NewTableWarmer.nameOf(file));
+        lastFlushNanos = nanoClock.getAsLong();
     }
 
     /** A compaction read {@code inputs} (of any level) and wrote {@code outputs} to {@code outputLevel}. */
@@ -44,7 +59,8 @@ final class Level0Files {
         return names.size();
     }
 
+    /** At least {@code crowdedAt} files, and flushes still adding more: holding a compaction up now piles them up. */
     boolean crowded() {
-        return names.size() >= crowdedAt;
+        return names.size() >= crowdedAt && nanoClock.getAsLong() - lastFlushNanos < fillingNanos;
     }
 }

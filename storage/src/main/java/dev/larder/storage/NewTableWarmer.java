@@ -3,6 +3,7 @@ package dev.larder.storage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -37,9 +38,9 @@ import org.rocksdb.TableProperties;
  * compaction installs them, so lookups move from the old files' cached blocks to the new files' cached blocks at
  * once. Read after the installation, they were cold for as long as the warming took: at a full core, with the
  * reading at nice 19, that was seconds, and a phase at 75% of capacity with every GET missing once fell behind by
- * 150-700 ms (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile, so
- * from half of RocksDB's write-slowdown trigger on ({@link Level0Files}) its outputs are read after installation
- * instead. A flush's file is always read after it, on a thread of its own: reading it first doubled a flush's CPU
+ * 150-700 ms (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile while
+ * flushes keep coming, so from half of RocksDB's write-slowdown trigger on, and while flushes come ({@link
+ * Level0Files}), its outputs are read after installation instead. A flush's file is always read after it, on a thread of its own: reading it first doubled a flush's CPU
  * time (80 to 160-260 ms per 32 MiB), and at nice 19 flushes then fell behind the memtables until RocksDB stopped
  * writes (docs/performance.md, "Session 18"). With {@code lowPriority} that thread runs at nice 19, like the flushes
  * and compactions, so it only uses CPU the foreground leaves idle; when the priority cannot be lowered nothing is
@@ -56,6 +57,11 @@ final class NewTableWarmer extends AbstractEventListener {
     }
 
     private static final String THREAD_NAME = "larder-warmer";
+    /**
+     * How long after the last flush level 0 still counts as filling up. In a write phase at 75% of capacity a 32 MiB
+     * memtable is flushed every few seconds (docs/performance.md, "Session 52"); in a read phase none is.
+     */
+    private static final Duration LEVEL0_FILLING = Duration.ofSeconds(10);
 
     private final long budgetBytes;
     private final boolean lowPriority;
@@ -71,13 +77,14 @@ final class NewTableWarmer extends AbstractEventListener {
 
     /**
      * {@code level0SlowdownTrigger}: RocksDB's {@code level0_slowdown_writes_trigger}; from half that many level-0
-     * files on, compaction outputs are read after installation instead, so compactions are not held up.
+     * files on, while flushes come, compaction outputs are read after installation instead, so compactions are not
+     * held up.
      */
     NewTableWarmer(long budgetBytes, boolean lowPriority, int level0SlowdownTrigger) {
         super(EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_FLUSH_COMPLETED,
                 EnabledEventCallback.ON_COMPACTION_COMPLETED);
         this.budgetBytes = budgetBytes;
-        this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2));
+        this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2), LEVEL0_FILLING, System::nanoTime);
         this.lowPriority = lowPriority;
         this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), runnable -> {
             Thread t = new Thread(runnable, THREAD_NAME);
