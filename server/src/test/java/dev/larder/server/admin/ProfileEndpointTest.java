@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -188,6 +189,54 @@ class ProfileEndpointTest {
         String said = warmUpAlone(scripted("Perf events unavailable"));
         assertTrue(said.startsWith("profiler warmed up (itimer) in "), said);
         assertTrue(commands.contains("start,event=itimer"), commands.toString());
+    }
+
+    @Test
+    void warmUpOfAProfilerAlreadyRunningSaysBusyAndStopsNothing() {
+        String said = warmUpAlone(() -> command -> {
+            commands.add(command);
+            if (command.startsWith("start")) {
+                throw new IllegalStateException("Profiler already started");
+            }
+            return "OK\n";
+        });
+        assertEquals("profiler not warmed up, busy: Profiler already started", said);
+        assertEquals(List.of("check,event=cpu-clock", "start,event=cpu"), commands);
+    }
+
+    @Test
+    void warmUpOfAClosedEndpointSaysSo() {
+        ProfileEndpoint profile = new ProfileEndpoint(scripted("OK"));
+        profile.close();
+        assertEquals("profiler not warmed up: closed", profile.warmUp(Duration.ofSeconds(10)));
+        assertTrue(commands.isEmpty(), commands.toString());
+    }
+
+    /** The server starts anyway; the warm-up finishes on the profiler thread ahead of the first profile. */
+    @Test
+    void aWarmUpPastItsTimeoutGoesOnAheadOfTheFirstProfile() throws Exception {
+        CountDownLatch loading = new CountDownLatch(1);
+        Callable<Profiler> slow = scripted("OK");
+        ProfileEndpoint profile = new ProfileEndpoint(() -> {
+            loading.await();
+            return slow.call();
+        });
+        assertEquals("profiler still warming up after 50 ms; it goes on in the background",
+                profile.warmUp(Duration.ofMillis(50)));
+        admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
+                Map.of("/debug/profile", profile));
+        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Http.get(url("?event=cpu&seconds=1"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        loading.countDown();
+        assertEquals(200, first.get(20, TimeUnit.SECONDS).statusCode());
+        assertEquals(List.of("check,event=cpu-clock", "start,event=cpu", "stop", "collapsed"),
+                commands.subList(0, 4), "the warm-up's commands come first");
+        assertTrue(commands.subList(4, commands.size()).contains("start,event=cpu"), commands.toString());
     }
 
     @Test
