@@ -148,9 +148,10 @@ public final class RocksDbStore implements Store, StoreStats {
                 .setMaxWriteBufferNumber(storeOptions.memtables())
                 // Twice RocksDB's level-0 triggers (20 slowdown, 36 stop). A compaction at nice 19 on a full core
                 // gets about 2% of it: one needing 2.2 s of CPU took 104 s, and with a level-0 file per 32 MiB
-                // memtable flushed, 30 s of PUTs at 70k/s left 9-16 of them. From half the slowdown trigger on,
-                // NewTableWarmer stops reading a compaction's output before it is installed, and every GET then missed
-                // the cache for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md, "Session 19").
+                // memtable flushed, 30 s of PUTs at 70k/s left 9-16 of them. From half the slowdown trigger on, while
+                // flushes come, NewTableWarmer stops reading a compaction's output before it is installed, and every
+                // GET then missed the cache for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md,
+                // "Session 19"; session 52 for "while flushes come").
                 // A lookup pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
                 .setLevel0FileNumCompactionTrigger(LEVEL0_COMPACTION_TRIGGER)
                 .setLevel0SlowdownWritesTrigger(40)
