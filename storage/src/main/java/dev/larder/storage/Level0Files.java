@@ -7,16 +7,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * The level-0 table files this process has seen flushed and not yet seen compacted away, counted from RocksDB's
- * events, so an event listener can tell without calling into the database whether level 0 is filling up.
+ * The level-0 table files this process has seen flushed and not yet seen compacted away, and when the last flush came,
+ * both from RocksDB's events, so an event listener can tell without calling into the database whether level 0 is
+ * crowded and filling up.
  *
  * <p>Why: reading a compaction's output into the cache before the compaction installs it makes the compaction take
  * longer, and level-0 files pile up meanwhile; at {@code level0_slowdown_writes_trigger} files RocksDB slows every
- * write down. They pile up only while flushes keep coming, though: in a read phase none come, and there a compaction
- * installed cold cost every GET of its keys a miss (docs/performance.md, "Session 51": the last GET phase at p99
- * 231-410 ms for its last five seconds, level 0 at 20 files and no flush for 25 s). So level 0 counts as crowded only
- * while a flush came within {@code filling}. Files that were there when the store opened are not counted, so after a
- * restart the count is low until those are compacted.
+ * write down. They pile up only while flushes keep coming, though: in a read phase flushes are rare, and there a
+ * compaction installed cold cost every GET of its keys a miss (docs/performance.md, "Session 52": in 4 of 5 rounds a
+ * compaction ended 17-33 s after the last flush with 20-21 level-0 files, and the seconds after its installation had
+ * p99 39-938 ms). So level 0 counts as crowded only while a flush came within {@code filling}. Files that were there
+ * when the store opened are not counted, so after a restart the count is low until those are compacted.
  */
 final class Level0Files {
 

@@ -38,15 +38,15 @@ import org.rocksdb.TableProperties;
  * compaction installs them, so lookups move from the old files' cached blocks to the new files' cached blocks at
  * once. Read after the installation, they were cold for as long as the warming took: at a full core, with the
  * reading at nice 19, that was seconds, and a phase at 75% of capacity with every GET missing once fell behind by
- * 150-700 ms (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile while
+ * 150-700 ms (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile if
  * flushes keep coming, so from half of RocksDB's write-slowdown trigger on, while flushes come ({@link Level0Files}),
- * its outputs are read after installation instead. A flush's file is always read after it, on a
- * thread of its own: reading it first doubled a flush's CPU time (80 to 160-260 ms per 32 MiB), and at nice 19
- * flushes then fell behind the memtables until RocksDB stopped writes (docs/performance.md, "Session 18"). With
- * {@code lowPriority} that thread runs at nice 19, like the flushes and compactions, so it only uses CPU the
- * foreground leaves idle; when the priority cannot be lowered nothing is warmed, rather than compete with the event
- * loops. If it falls behind, older files are dropped (a later compaction has usually replaced them). Outputs larger
- * than {@code budgetBytes} (uncompressed) are left alone: warming them would evict blocks that are in use.
+ * its outputs are read after installation instead. A flush's file is always read after it, on a thread of its own:
+ * reading it first doubled a flush's CPU time (80 to 160-260 ms per 32 MiB), and at nice 19 flushes then fell behind
+ * the memtables until RocksDB stopped writes (docs/performance.md, "Session 18"). With {@code lowPriority} that
+ * thread runs at nice 19, like the flushes and compactions, so it only uses CPU the foreground leaves idle; when the
+ * priority cannot be lowered nothing is warmed, rather than compete with the event loops. If it falls behind, older
+ * files are dropped (a later compaction has usually replaced them). Outputs larger than {@code budgetBytes}
+ * (uncompressed) are left alone: warming them would evict blocks that are in use.
  */
 final class NewTableWarmer extends AbstractEventListener {
 
@@ -59,7 +59,7 @@ final class NewTableWarmer extends AbstractEventListener {
     private static final String THREAD_NAME = "larder-warmer";
     /**
      * How long after the last flush level 0 still counts as filling up. In a write phase at 75% of capacity a 32 MiB
-     * memtable was flushed every 2.6-4.8 s (docs/performance.md, "Session 52"); in a read phase none is.
+     * memtable was flushed every 2.3-4.9 s (docs/performance.md, "Session 52"); in a read phase flushes are rare.
      */
     private static final Duration LEVEL0_FILLING = Duration.ofSeconds(10);
 

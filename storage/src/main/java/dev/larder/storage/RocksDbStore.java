@@ -151,7 +151,7 @@ public final class RocksDbStore implements Store, StoreStats {
                 // memtable flushed, 30 s of PUTs at 70k/s left 9-16 of them. From half the slowdown trigger on, while
                 // flushes come, NewTableWarmer stops reading a compaction's output before it is installed, and every
                 // GET then missed the cache for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md,
-                // "Session 19"; session 52 for "while flushes come").
+                // "Session 19"; "Session 52" for the flushes).
                 // A lookup pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
                 .setLevel0FileNumCompactionTrigger(LEVEL0_COMPACTION_TRIGGER)
                 .setLevel0SlowdownWritesTrigger(40)

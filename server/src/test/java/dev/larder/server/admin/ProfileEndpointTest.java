@@ -221,10 +221,17 @@ class ProfileEndpointTest {
             loading.await();
             return slow.call();
         });
-        assertEquals("profiler still warming up after 50 ms; it goes on in the background",
-                profile.warmUp(Duration.ofMillis(50)));
-        admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
-                Map.of("/debug/profile", profile));
+        try {
+            assertEquals("profiler still warming up after 50 ms; it goes on in the background",
+                    profile.warmUp(Duration.ofMillis(50)));
+            admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
+                    Map.of("/debug/profile", profile));
+        } finally {
+            if (admin == null) {
+                loading.countDown();
+                profile.close();
+            }
+        }
         CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> {
             try {
                 return Http.get(url("?event=cpu&seconds=1"));
