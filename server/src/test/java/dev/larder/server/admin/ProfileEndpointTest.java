@@ -33,8 +33,13 @@ class ProfileEndpointTest {
     private AdminServer admin;
 
     private void start(Callable<Profiler> loader) {
+        serve(new ProfileEndpoint(loader));
+    }
+
+    /** An admin listener on a free port serving {@code endpoint} at /debug/profile. */
+    private void serve(AdminEndpoint endpoint) {
         admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
-                Map.of("/debug/profile", new ProfileEndpoint(loader)));
+                Map.of("/debug/profile", endpoint));
     }
 
     @AfterEach
@@ -140,8 +145,7 @@ class ProfileEndpointTest {
         List<String> writers = new CopyOnWriteArrayList<>();
         ProfileEndpoint profile = new ProfileEndpoint(scripted("OK"));
         AdminEndpoint watched = (ctx, request) -> profile.serve(watchWrites(ctx, writers), request);
-        admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
-                Map.of("/debug/profile", watched));
+        serve(watched);
         try {
             // A refusal is answered at once, on the loop: the watch sees writes.
             assertEquals(400, Http.get(url("?event=cpu&seconds=0")).statusCode());
@@ -224,21 +228,16 @@ class ProfileEndpointTest {
         try {
             assertEquals("profiler still warming up after 50 ms; it goes on in the background",
                     profile.warmUp(Duration.ofMillis(50)));
-            admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
-                    Map.of("/debug/profile", profile));
+            serve(profile);
         } finally {
             if (admin == null) {
                 loading.countDown();
                 profile.close();
             }
         }
-        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> {
-            try {
-                return Http.get(url("?event=cpu&seconds=1"));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<HttpResponse<String>> first = Http.client().sendAsync(
+                HttpRequest.newBuilder(URI.create(url("?event=cpu&seconds=1"))).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
         loading.countDown();
         assertEquals(200, first.get(20, TimeUnit.SECONDS).statusCode());
         assertEquals(List.of("check,event=cpu-clock", "start,event=cpu", "stop", "collapsed"),
@@ -253,8 +252,7 @@ class ProfileEndpointTest {
         });
         assertEquals("profiler warm-up: profiling unavailable: async-profiler cannot load on Plan9/mips: no library",
                 profile.warmUp(Duration.ofSeconds(10)));
-        admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), Transport.select(TransportKind.AUTO),
-                Map.of("/debug/profile", profile));
+        serve(profile);
         assertEquals(501, Http.get(url("?event=cpu&seconds=1")).statusCode());
     }
 
