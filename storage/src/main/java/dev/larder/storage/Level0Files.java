@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -16,23 +17,31 @@ import java.util.function.LongSupplier;
  * write down. They pile up only while flushes keep coming, though: in a read phase flushes are rare, and there a
  * compaction installed cold cost every GET of its keys a miss (docs/performance.md, "Session 52": in 4 of 5 rounds a
  * compaction ended 17-33 s after the last flush with 20-21 level-0 files, and the seconds after its installation had
- * p99 39-938 ms). So level 0 counts as crowded only while a flush came within {@code filling}. Files that were there
- * when the store opened are not counted, so after a restart the count is low until those are compacted.
+ * p99 39-938 ms). So level 0 counts as crowded only while a flush came within {@code filling}, and a caller that finds
+ * it crowded can wait out the rest of that window ({@link #awaitSettled()}) rather than guess: a compaction that ended
+ * 3.6-5 s after a write phase's last flush was installed cold too ("Session 53"). Files that were there when the store
+ * opened are not counted, so after a restart the count is low until those are compacted.
  */
 final class Level0Files {
 
     private final Set<String> names = ConcurrentHashMap.newKeySet();
     private final int crowdedAt;
+    private final int urgentAt;
     private final long fillingNanos;
     private final LongSupplier nanoClock;
     private volatile long lastFlushNanos;
+    // Guarded by this: lets a waiter tell that a flush came while it waited, and wakes it.
+    private long flushes;
+    private boolean released;
 
     /**
-     * {@code crowdedAt}: the count from which {@link #crowded()} is true while flushes come; {@code filling}: how long
-     * after the last flush level 0 still counts as filling up.
+     * {@code crowdedAt}: the count from which {@link #crowded()} is true while flushes come; {@code urgentAt}: the
+     * count from which {@link #urgent()} is true whether or not they come; {@code filling}: how long after the last
+     * flush level 0 still counts as filling up.
      */
-    Level0Files(int crowdedAt, Duration filling, LongSupplier nanoClock) {
+    Level0Files(int crowdedAt, int urgentAt, Duration filling, LongSupplier nanoClock) {
         this.crowdedAt = crowdedAt;
+        this.urgentAt = urgentAt;
         this.fillingNanos = filling.toNanos();
         this.nanoClock = nanoClock;
         this.lastFlushNanos = nanoClock.getAsLong() - fillingNanos;
@@ -41,7 +50,11 @@ final class Level0Files {
     /** A flush wrote {@code file} to level 0. */
     void flushed(String file) {
         names.add(NewTableWarmer.nameOf(file));
-        lastFlushNanos = nanoClock.getAsLong();
+        synchronized (this) {
+            lastFlushNanos = nanoClock.getAsLong();
+            flushes++;
+            notifyAll();
+        }
     }
 
     /** A compaction read {@code inputs} (of any level) and wrote {@code outputs} to {@code outputLevel}. */
@@ -63,5 +76,33 @@ final class Level0Files {
     /** At least {@code crowdedAt} files, and flushes still adding more: holding a compaction up now piles them up. */
     boolean crowded() {
         return names.size() >= crowdedAt && nanoClock.getAsLong() - lastFlushNanos < fillingNanos;
+    }
+
+    /** At least {@code urgentAt} files: close enough to RocksDB's write slowdown that no compaction may be held up. */
+    boolean urgent() {
+        return names.size() >= urgentAt;
+    }
+
+    /**
+     * Waits, while level 0 is crowded, to learn whether it is still filling: true once the window after the last
+     * flush has passed without another one (or level 0 is no longer crowded), false as soon as another flush comes or
+     * {@link #release()} was called.
+     */
+    synchronized boolean awaitSettled() throws InterruptedException {
+        long seen = flushes;
+        while (!released && flushes == seen) {
+            long left = lastFlushNanos + fillingNanos - nanoClock.getAsLong();
+            if (names.size() < crowdedAt || left <= 0) {
+                return true;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return false;
+    }
+
+    /** Ends every wait in {@link #awaitSettled()} now and later (the store is closing). */
+    synchronized void release() {
+        released = true;
+        notifyAll();
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.CompactionJobInfo;
 import org.rocksdb.FlushJobInfo;
@@ -40,7 +41,11 @@ import org.rocksdb.TableProperties;
  * reading at nice 19, that was seconds, and a phase at 75% of capacity with every GET missing once fell behind by
  * 150-700 ms (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile if
  * flushes keep coming, so from half of RocksDB's write-slowdown trigger on, while flushes come ({@link Level0Files}),
- * its outputs are read after installation instead. A flush's file is always read after it, on a thread of its own:
+ * its outputs are read after installation instead; whether they still come is waited for (at most
+ * {@link #LEVEL0_FILLING} after the last one) rather than guessed. From 0.7 of the trigger on a compaction is never
+ * held: no read starts there, and a read under way stops (the file is read after installation), since a read begun
+ * in a read phase took 17-50 s at nice 19 and ran on into the next write phase (docs/performance.md, "Session 52":
+ * level 0 at 30-32 files). A flush's file is always read after it, on a thread of its own:
  * reading it first doubled a flush's CPU time (80 to 160-260 ms per 32 MiB), and at nice 19 flushes then fell behind
  * the memtables until RocksDB stopped writes (docs/performance.md, "Session 18"). With {@code lowPriority} that
  * thread runs at nice 19, like the flushes and compactions, so it only uses CPU the foreground leaves idle; when the
@@ -50,10 +55,13 @@ import org.rocksdb.TableProperties;
  */
 final class NewTableWarmer extends AbstractEventListener {
 
-    /** Reads the given table files (full paths) through the block cache; false when the store is closing. */
+    /**
+     * Reads the given table files (full paths) through the block cache; false when the store is closing or
+     * {@code stop} turned true before it was done.
+     */
     @FunctionalInterface
     interface CacheFiller {
-        boolean fill(List<String> tableFiles);
+        boolean fill(List<String> tableFiles, BooleanSupplier stop);
     }
 
     private static final String THREAD_NAME = "larder-warmer";
@@ -77,14 +85,15 @@ final class NewTableWarmer extends AbstractEventListener {
 
     /**
      * {@code level0SlowdownTrigger}: RocksDB's {@code level0_slowdown_writes_trigger}; from half that many level-0
-     * files on, while flushes come, compaction outputs are read after installation instead, so compactions are not
-     * held up.
+     * files on, while flushes come, compaction outputs are read after installation instead, and from 0.7 of it on
+     * always, so compactions are not held up.
      */
     NewTableWarmer(long budgetBytes, boolean lowPriority, int level0SlowdownTrigger) {
         super(EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_FLUSH_COMPLETED,
                 EnabledEventCallback.ON_COMPACTION_COMPLETED);
         this.budgetBytes = budgetBytes;
-        this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2), LEVEL0_FILLING, System::nanoTime);
+        this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2), Math.max(1, level0SlowdownTrigger * 7 / 10),
+                LEVEL0_FILLING, System::nanoTime);
         this.lowPriority = lowPriority;
         this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), runnable -> {
             Thread t = new Thread(runnable, THREAD_NAME);
@@ -127,15 +136,29 @@ final class NewTableWarmer extends AbstractEventListener {
     public void onTableFileCreated(TableFileCreationInfo info) {
         CacheFiller current = filler;
         TableProperties table = info.getTableProperties();
-        boolean holdable = info.getReason() == TableFileCreationReason.COMPACTION && !level0.crowded();
-        if (!holdable || current == null || unavailable
+        if (info.getReason() != TableFileCreationReason.COMPACTION || current == null || unavailable
                 || info.getStatus().getCode() != Status.Code.Ok || info.getFileSize() == 0 || table == null
-                || table.getRawKeySize() + table.getRawValueSize() > budgetBytes) {
+                || table.getRawKeySize() + table.getRawValueSize() > budgetBytes || !levelZeroLetsThisWait()) {
             return;
         }
-        if (current.fill(List.of(info.getFilePath()))) {
+        if (current.fill(List.of(info.getFilePath()), level0::urgent)) {
             warmedBeforeInstall.add(nameOf(info.getFilePath()));
             filesWarmedBeforeInstall.incrementAndGet();
+        }
+    }
+
+    private boolean levelZeroLetsThisWait() {
+        if (level0.urgent()) {
+            return false;
+        }
+        if (!level0.crowded()) {
+            return true;
+        }
+        try {
+            return level0.awaitSettled();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -173,7 +196,7 @@ final class NewTableWarmer extends AbstractEventListener {
         }
         thread.execute(() -> {
             CacheFiller current = filler;
-            if (!unavailable && current != null && current.fill(files)) {
+            if (!unavailable && current != null && current.fill(files, () -> false)) {
                 warmedJobs.incrementAndGet();
             }
         });
@@ -220,6 +243,7 @@ final class NewTableWarmer extends AbstractEventListener {
 
     /** Stops taking files; the file being read stops on its own once the store is closing. */
     void stop() {
+        level0.release();
         thread.shutdownNow();
     }
 

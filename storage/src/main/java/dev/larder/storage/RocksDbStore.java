@@ -1,6 +1,7 @@
 package dev.larder.storage;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -8,6 +9,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.StampedLock;
+import java.util.function.BooleanSupplier;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Cache;
@@ -65,8 +67,16 @@ public final class RocksDbStore implements Store, StoreStats {
      * files' bloom filters in level 0 instead of 4 (0.1-0.5 us with 16, "Session 19").
      */
     static final int LEVEL0_COMPACTION_TRIGGER = 16;
+    /**
+     * A table file is read into the cache in slices of 100 us with 0.5 ms of sleep after each ({@link SlicedWork}):
+     * well under the 4 ms tick a nice-19 thread otherwise keeps the core for, and, with the core idle, still a
+     * sixth of it (a flush's file, about 30 ms of reading, in 0.2 s).
+     */
+    private static final Duration WARM_SLICE = Duration.ofNanos(100_000);
+    private static final Duration WARM_REST = Duration.ofNanos(500_000);
 
     private final StampedLock lifecycle = new StampedLock();
+    private final boolean yieldingBackground;
     private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
     private final Statistics statistics;
     private final Cache blockCache;
@@ -96,6 +106,7 @@ public final class RocksDbStore implements Store, StoreStats {
     }
 
     private RocksDbStore(StoreOptions storeOptions) throws RocksDBException {
+        yieldingBackground = storeOptions.yieldingBackground();
         statistics = storeOptions.statistics() ? new Statistics() : null;
         if (statistics != null) {
             // Per-call timers cost more than the metrics are worth; tickers and histograms stay.
@@ -151,7 +162,7 @@ public final class RocksDbStore implements Store, StoreStats {
                 // memtable flushed, 30 s of PUTs at 70k/s left 9-16 of them. From half the slowdown trigger on, while
                 // flushes come, NewTableWarmer stops reading a compaction's output before it is installed, and every
                 // GET then missed the cache for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md,
-                // "Session 19"; "Session 52" for the flushes).
+                // "Session 19"; "Session 52" for the flushes). From 0.7 of it on a compaction is never held ("Session 53").
                 // A lookup pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
                 .setLevel0FileNumCompactionTrigger(LEVEL0_COMPACTION_TRIGGER)
                 .setLevel0SlowdownWritesTrigger(40)
@@ -217,9 +228,9 @@ public final class RocksDbStore implements Store, StoreStats {
      * Reads every block of the given table files through this store's block cache (an {@link SstFileReader} with
      * the store's own table options: a cached block is named by the file's identity recorded in its properties, not
      * by the reader, so the database's lookups find them). Called on the warmer's thread; it only tries for a read
-     * stamp, and stops within 4096 keys once {@link #close()} has begun, which waits for it.
+     * stamp, and stops within 4096 keys once {@link #close()} has begun, which waits for it, or {@code stop} is true.
      */
-    private boolean readIntoBlockCache(List<String> tableFiles) {
+    private boolean readIntoBlockCache(List<String> tableFiles, BooleanSupplier stop) {
         if (closing) {
             return false;
         }
@@ -227,9 +238,11 @@ public final class RocksDbStore implements Store, StoreStats {
         if (stamp == 0) {
             return false;
         }
+        // Sliced only where the background yields: that is where it shares the event loop's core at nice 19.
+        SlicedWork slices = yieldingBackground ? new SlicedWork(WARM_SLICE, WARM_REST) : null;
         try (ReadOptions read = new ReadOptions()) {
             for (String file : tableFiles) {
-                if (closed || closing) {
+                if (closed || closing || stop.getAsBoolean()) {
                     return false;
                 }
                 try (SstFileReader reader = new SstFileReader(options)) {
@@ -237,7 +250,13 @@ public final class RocksDbStore implements Store, StoreStats {
                     try (SstFileReaderIterator blocks = reader.newIterator(read)) {
                         long keys = 0;
                         for (blocks.seekToFirst(); blocks.isValid(); blocks.next()) {
-                            if ((++keys & 4095) == 0 && closing) {
+                            if ((++keys & 63) != 0) {
+                                continue;
+                            }
+                            if (slices != null) {
+                                slices.checkpoint();
+                            }
+                            if ((keys & 4095) == 0 && (closing || stop.getAsBoolean())) {
                                 return false;
                             }
                         }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +18,7 @@ class Level0FilesTest {
 
     @Test
     void flushesAddFilesAndCompactionsTakeTheirInputsAway() {
-        Level0Files level0 = new Level0Files(3, FILLING, now::get);
+        Level0Files level0 = new Level0Files(3, 100, FILLING, now::get);
         level0.flushed("/data/000010.sst");
         level0.flushed("/data/000012.sst");
         assertFalse(level0.crowded());
@@ -31,7 +33,7 @@ class Level0FilesTest {
 
     @Test
     void anIntraLevel0CompactionLeavesItsOutputInLevel0() {
-        Level0Files level0 = new Level0Files(10, FILLING, now::get);
+        Level0Files level0 = new Level0Files(10, 100, FILLING, now::get);
         level0.flushed("/data/000010.sst");
         level0.flushed("/data/000012.sst");
         level0.compacted(List.of("/data/000010.sst", "/data/000012.sst"), List.of("/data/000013.sst"), 0);
@@ -40,7 +42,7 @@ class Level0FilesTest {
 
     @Test
     void levelZeroStopsCountingAsCrowdedOnceFlushesStopComing() {
-        Level0Files level0 = new Level0Files(2, FILLING, now::get);
+        Level0Files level0 = new Level0Files(2, 100, FILLING, now::get);
         level0.flushed("/data/000010.sst");
         level0.flushed("/data/000012.sst");
         now.addAndGet(FILLING.toNanos() - 1);
@@ -54,9 +56,79 @@ class Level0FilesTest {
 
     @Test
     void anIntraLevel0CompactionAloneDoesNotMakeLevelZeroFill() {
-        Level0Files level0 = new Level0Files(1, FILLING, now::get);
+        Level0Files level0 = new Level0Files(1, 100, FILLING, now::get);
         level0.compacted(List.of("/data/000010.sst"), List.of("/data/000013.sst"), 0);
         assertEquals(1, level0.count());
         assertFalse(level0.crowded());
+    }
+
+    @Test
+    void urgentCountsFilesWhetherOrNotFlushesCome() {
+        Level0Files level0 = new Level0Files(1, 2, FILLING, now::get);
+        level0.flushed("/data/000010.sst");
+        assertFalse(level0.urgent());
+        level0.flushed("/data/000012.sst");
+        now.addAndGet(FILLING.toNanos());
+        assertFalse(level0.crowded());
+        assertTrue(level0.urgent(), "two files, the last flush a whole window ago");
+        level0.compacted(List.of("/data/000010.sst"), List.of("/data/000013.sst"), 6);
+        assertFalse(level0.urgent());
+    }
+
+    @Test
+    void aWaitOnALevelZeroThatIsNotCrowdedEndsAtOnce() throws InterruptedException {
+        Level0Files level0 = new Level0Files(2, 100, FILLING, now::get);
+        level0.flushed("/data/000010.sst");
+        assertTrue(level0.awaitSettled(), "one file, below crowded");
+        level0.flushed("/data/000012.sst");
+        now.addAndGet(FILLING.toNanos());
+        assertTrue(level0.awaitSettled(), "crowded by count, but the last flush is a window old");
+    }
+
+    @Test
+    void aWaitEndsSettledOnceTheWindowPassesWithoutAFlush() throws InterruptedException {
+        Duration window = Duration.ofMillis(300);
+        Level0Files level0 = new Level0Files(1, 100, window, System::nanoTime);
+        level0.flushed("/data/000010.sst");
+        long start = System.nanoTime();
+        assertTrue(level0.awaitSettled());
+        assertTrue(System.nanoTime() - start >= window.toNanos() / 2, "it did not wait for the window");
+        assertFalse(level0.crowded());
+    }
+
+    @Test
+    void aFlushDuringTheWaitEndsItNotSettled() throws Exception {
+        Level0Files level0 = new Level0Files(1, 100, Duration.ofHours(1), System::nanoTime);
+        level0.flushed("/data/000010.sst");
+        CompletableFuture<Boolean> settled = CompletableFuture.supplyAsync(() -> awaitSettled(level0));
+        waitUntilWaiting(settled);
+        level0.flushed("/data/000012.sst");
+        assertFalse(settled.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void releaseEndsEveryWaitNowAndLater() throws Exception {
+        Level0Files level0 = new Level0Files(1, 100, Duration.ofHours(1), System::nanoTime);
+        level0.flushed("/data/000010.sst");
+        CompletableFuture<Boolean> settled = CompletableFuture.supplyAsync(() -> awaitSettled(level0));
+        waitUntilWaiting(settled);
+        level0.release();
+        assertFalse(settled.get(10, TimeUnit.SECONDS));
+        assertFalse(level0.awaitSettled(), "a wait that begins after the release");
+    }
+
+    private static boolean awaitSettled(Level0Files level0) {
+        try {
+            return level0.awaitSettled();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // The wait has no observable start; a future still pending 200 ms in is taken to be waiting. If it were not yet,
+    // the flush test would wait an hour and fail on its get(), and the release test checks a later wait as well.
+    private static void waitUntilWaiting(CompletableFuture<Boolean> settled) throws InterruptedException {
+        Thread.sleep(200);
+        assertFalse(settled.isDone(), "the wait ended by itself");
     }
 }
