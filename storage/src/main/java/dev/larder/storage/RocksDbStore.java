@@ -68,12 +68,13 @@ public final class RocksDbStore implements Store, StoreStats {
      */
     static final int LEVEL0_COMPACTION_TRIGGER = 16;
     /**
-     * A table file is read into the cache in slices of 100 us with 0.5 ms of sleep after each ({@link SlicedWork}):
-     * well under the 4 ms tick a nice-19 thread otherwise keeps the core for, and, with the core idle, still a
-     * sixth of it (a flush's file, about 30 ms of reading, in 0.2 s).
+     * A table file is read into the cache in slices of 100 us with a sleep of 50 us after each ({@link SlicedWork}):
+     * well under the 4 ms tick a nice-19 thread otherwise keeps the core for. The sleep is there to leave the run
+     * queue, not to rest: with 0.5 ms of it the warmer fell behind the flushes of a closed-loop PUT run, and the GET
+     * capacity measured after it was 84k against 96k, its first seconds at 57-67k (docs/performance.md, "Session 53").
      */
     private static final Duration WARM_SLICE = Duration.ofNanos(100_000);
-    private static final Duration WARM_REST = Duration.ofNanos(500_000);
+    private static final Duration WARM_REST = Duration.ofNanos(50_000);
 
     private final StampedLock lifecycle = new StampedLock();
     private final boolean yieldingBackground;
