@@ -71,7 +71,8 @@ public final class RocksDbStore implements Store, StoreStats {
      * A table file is read into the cache in slices of 100 us with a sleep of 50 us after each ({@link SlicedWork}):
      * well under the 4 ms tick a nice-19 thread otherwise keeps the core for. The sleep is there to leave the run
      * queue, not to rest: with 0.5 ms of it the warmer fell behind the flushes of a closed-loop PUT run, and the GET
-     * capacity measured after it was 84k against 96k, its first seconds at 57-67k (docs/performance.md, "Session 53").
+     * capacity measured right after was 84k in both rounds, its first seconds at 57-67k, where session 52's build
+     * measured 90-101k; with 50 us, 87-98k (docs/performance.md, "Session 53").
      */
     private static final Duration WARM_SLICE = Duration.ofNanos(100_000);
     private static final Duration WARM_REST = Duration.ofNanos(50_000);
