@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
  * compaction ended 17-33 s after the last flush with 20-21 level-0 files, and the seconds after its installation had
  * p99 39-938 ms). So level 0 counts as crowded only while a flush came within {@code filling}, and a caller that finds
  * it crowded can wait out the rest of that window ({@link #awaitSettled()}) rather than guess: a compaction that ended
- * 3.6-5 s after a write phase's last flush was installed cold too ("Session 53"). Files that were there when the store
- * opened are not counted, so after a restart the count is low until those are compacted.
+ * 3.6-5 s after a write phase's last flush was installed cold too ("Session 52"; "Session 53": 9.8 s). Files that
+ * were there when the store opened are not counted, so after a restart the count is low until those are compacted.
  */
 final class Level0Files {
 
@@ -66,6 +66,10 @@ final class Level0Files {
             for (String output : outputs) {
                 names.add(NewTableWarmer.nameOf(output));
             }
+        }
+        synchronized (this) {
+            // A waiter whose level 0 is no longer crowded may go on now.
+            notifyAll();
         }
     }
 

@@ -79,6 +79,8 @@ final class NewTableWarmer extends AbstractEventListener {
     private final Set<String> warmedBeforeInstall = ConcurrentHashMap.newKeySet();
     private final AtomicLong filesWarmedBeforeInstall = new AtomicLong();
     private final Level0Files level0;
+    /** The last compaction job told that level 0 still fills: its later output files do not wait again. */
+    private volatile int jobStillFilling = -1;
     private final ThreadPoolExecutor thread;
     private volatile CacheFiller filler;
     private volatile boolean unavailable;
@@ -92,8 +94,8 @@ final class NewTableWarmer extends AbstractEventListener {
         super(EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_FLUSH_COMPLETED,
                 EnabledEventCallback.ON_COMPACTION_COMPLETED);
         this.budgetBytes = budgetBytes;
-        this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2), Math.max(1, level0SlowdownTrigger * 7 / 10),
-                LEVEL0_FILLING, System::nanoTime);
+        this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2),
+                Math.max(1, level0SlowdownTrigger * 7 / 10), LEVEL0_FILLING, System::nanoTime);
         this.lowPriority = lowPriority;
         this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), runnable -> {
             Thread t = new Thread(runnable, THREAD_NAME);
@@ -138,7 +140,8 @@ final class NewTableWarmer extends AbstractEventListener {
         TableProperties table = info.getTableProperties();
         if (info.getReason() != TableFileCreationReason.COMPACTION || current == null || unavailable
                 || info.getStatus().getCode() != Status.Code.Ok || info.getFileSize() == 0 || table == null
-                || table.getRawKeySize() + table.getRawValueSize() > budgetBytes || !levelZeroLetsThisWait()) {
+                || table.getRawKeySize() + table.getRawValueSize() > budgetBytes
+                || !levelZeroLetsThisWait(info.getJobId())) {
             return;
         }
         if (current.fill(List.of(info.getFilePath()), level0::urgent)) {
@@ -147,17 +150,25 @@ final class NewTableWarmer extends AbstractEventListener {
         }
     }
 
-    private boolean levelZeroLetsThisWait() {
+    private boolean levelZeroLetsThisWait(int job) {
         if (level0.urgent()) {
             return false;
         }
         if (!level0.crowded()) {
             return true;
         }
+        if (job == jobStillFilling) {
+            return false;
+        }
         try {
-            return level0.awaitSettled();
+            if (level0.awaitSettled()) {
+                return true;
+            }
+            jobStillFilling = job;
+            return false;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            // A RocksDB thread: nothing of ours interrupts it, and a flag left set would make every later wait on it
+            // return at once.
             return false;
         }
     }

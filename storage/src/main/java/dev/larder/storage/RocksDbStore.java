@@ -1,7 +1,6 @@
 package dev.larder.storage;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -67,18 +66,8 @@ public final class RocksDbStore implements Store, StoreStats {
      * files' bloom filters in level 0 instead of 4 (0.1-0.5 us with 16, "Session 19").
      */
     static final int LEVEL0_COMPACTION_TRIGGER = 16;
-    /**
-     * A table file is read into the cache in slices of 100 us with a sleep of 50 us after each ({@link SlicedWork}):
-     * well under the 4 ms tick a nice-19 thread otherwise keeps the core for. The sleep is there to leave the run
-     * queue, not to rest: with 0.5 ms of it the warmer fell behind the flushes of a closed-loop PUT run, and the GET
-     * capacity measured right after was 84k in both rounds, its first seconds at 57-67k, where session 52's build
-     * measured 90-101k; with 50 us, 87-98k (docs/performance.md, "Session 53").
-     */
-    private static final Duration WARM_SLICE = Duration.ofNanos(100_000);
-    private static final Duration WARM_REST = Duration.ofNanos(50_000);
 
     private final StampedLock lifecycle = new StampedLock();
-    private final boolean yieldingBackground;
     private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
     private final Statistics statistics;
     private final Cache blockCache;
@@ -108,7 +97,6 @@ public final class RocksDbStore implements Store, StoreStats {
     }
 
     private RocksDbStore(StoreOptions storeOptions) throws RocksDBException {
-        yieldingBackground = storeOptions.yieldingBackground();
         statistics = storeOptions.statistics() ? new Statistics() : null;
         if (statistics != null) {
             // Per-call timers cost more than the metrics are worth; tickers and histograms stay.
@@ -164,7 +152,8 @@ public final class RocksDbStore implements Store, StoreStats {
                 // memtable flushed, 30 s of PUTs at 70k/s left 9-16 of them. From half the slowdown trigger on, while
                 // flushes come, NewTableWarmer stops reading a compaction's output before it is installed, and every
                 // GET then missed the cache for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md,
-                // "Session 19"; "Session 52" for the flushes). From 0.7 of it on a compaction is never held ("Session 53").
+                // "Session 19"; "Session 52" for the flushes). From 0.7 of it on a compaction is never held
+                // ("Session 53").
                 // A lookup pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
                 .setLevel0FileNumCompactionTrigger(LEVEL0_COMPACTION_TRIGGER)
                 .setLevel0SlowdownWritesTrigger(40)
@@ -240,8 +229,6 @@ public final class RocksDbStore implements Store, StoreStats {
         if (stamp == 0) {
             return false;
         }
-        // Sliced only where the background yields: that is where it shares the event loop's core at nice 19.
-        SlicedWork slices = yieldingBackground ? new SlicedWork(WARM_SLICE, WARM_REST) : null;
         try (ReadOptions read = new ReadOptions()) {
             for (String file : tableFiles) {
                 if (closed || closing || stop.getAsBoolean()) {
@@ -252,13 +239,7 @@ public final class RocksDbStore implements Store, StoreStats {
                     try (SstFileReaderIterator blocks = reader.newIterator(read)) {
                         long keys = 0;
                         for (blocks.seekToFirst(); blocks.isValid(); blocks.next()) {
-                            if ((++keys & 63) != 0) {
-                                continue;
-                            }
-                            if (slices != null) {
-                                slices.checkpoint();
-                            }
-                            if ((keys & 4095) == 0 && (closing || stop.getAsBoolean())) {
+                            if ((++keys & 4095) == 0 && (closing || stop.getAsBoolean())) {
                                 return false;
                             }
                         }

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class Level0FilesTest {
 
@@ -76,6 +76,7 @@ class Level0FilesTest {
     }
 
     @Test
+    @Timeout(20)
     void aWaitOnALevelZeroThatIsNotCrowdedEndsAtOnce() throws InterruptedException {
         Level0Files level0 = new Level0Files(2, 100, FILLING, now::get);
         level0.flushed("/data/000010.sst");
@@ -86,49 +87,88 @@ class Level0FilesTest {
     }
 
     @Test
+    @Timeout(20)
     void aWaitEndsSettledOnceTheWindowPassesWithoutAFlush() throws InterruptedException {
         Duration window = Duration.ofMillis(300);
         Level0Files level0 = new Level0Files(1, 100, window, System::nanoTime);
         level0.flushed("/data/000010.sst");
         long start = System.nanoTime();
         assertTrue(level0.awaitSettled());
-        assertTrue(System.nanoTime() - start >= window.toNanos() / 2, "it did not wait for the window");
-        assertFalse(level0.crowded());
+        long waited = System.nanoTime() - start;
+        assertTrue(waited >= window.toNanos() / 2, "it did not wait for the window");
+        assertTrue(waited < window.toNanos() * 50, "it waited far past the window");
     }
 
     @Test
+    @Timeout(20)
     void aFlushDuringTheWaitEndsItNotSettled() throws Exception {
         Level0Files level0 = new Level0Files(1, 100, Duration.ofHours(1), System::nanoTime);
         level0.flushed("/data/000010.sst");
-        CompletableFuture<Boolean> settled = CompletableFuture.supplyAsync(() -> awaitSettled(level0));
-        waitUntilWaiting(settled);
-        level0.flushed("/data/000012.sst");
-        assertFalse(settled.get(10, TimeUnit.SECONDS));
-    }
-
-    @Test
-    void releaseEndsEveryWaitNowAndLater() throws Exception {
-        Level0Files level0 = new Level0Files(1, 100, Duration.ofHours(1), System::nanoTime);
-        level0.flushed("/data/000010.sst");
-        CompletableFuture<Boolean> settled = CompletableFuture.supplyAsync(() -> awaitSettled(level0));
-        waitUntilWaiting(settled);
-        level0.release();
-        assertFalse(settled.get(10, TimeUnit.SECONDS));
-        assertFalse(level0.awaitSettled(), "a wait that begins after the release");
-    }
-
-    private static boolean awaitSettled(Level0Files level0) {
+        Waiter waiter = Waiter.start(level0);
         try {
-            return level0.awaitSettled();
-        } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
+            level0.flushed("/data/000012.sst");
+            assertEquals(Boolean.FALSE, waiter.result(10));
+        } finally {
+            level0.release();
         }
     }
 
-    // The wait has no observable start; a future still pending 200 ms in is taken to be waiting. If it were not yet,
-    // the flush test would wait an hour and fail on its get(), and the release test checks a later wait as well.
-    private static void waitUntilWaiting(CompletableFuture<Boolean> settled) throws InterruptedException {
-        Thread.sleep(200);
-        assertFalse(settled.isDone(), "the wait ended by itself");
+    @Test
+    @Timeout(20)
+    void aCompactionThatEndsTheCrowdingEndsTheWaitSettled() throws Exception {
+        Level0Files level0 = new Level0Files(2, 100, Duration.ofHours(1), System::nanoTime);
+        level0.flushed("/data/000010.sst");
+        level0.flushed("/data/000012.sst");
+        Waiter waiter = Waiter.start(level0);
+        try {
+            level0.compacted(List.of("/data/000010.sst", "/data/000012.sst"), List.of("/data/000013.sst"), 6);
+            assertEquals(Boolean.TRUE, waiter.result(10));
+        } finally {
+            level0.release();
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void releaseEndsAWaitUnderWayAndEveryLaterOne() throws Exception {
+        Level0Files level0 = new Level0Files(1, 100, Duration.ofHours(1), System::nanoTime);
+        level0.flushed("/data/000010.sst");
+        Waiter waiter = Waiter.start(level0);
+        level0.release();
+        assertEquals(Boolean.FALSE, waiter.result(10));
+        assertFalse(level0.awaitSettled(), "a wait that begins after the release");
+    }
+
+    /** A thread in {@link Level0Files#awaitSettled()}, started and seen waiting before {@link #start} returns. */
+    private static final class Waiter {
+        private final Thread thread;
+        private final AtomicReference<Boolean> result = new AtomicReference<>();
+
+        private Waiter(Level0Files level0) {
+            thread = new Thread(() -> {
+                try {
+                    result.set(level0.awaitSettled());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "level0-waiter");
+            thread.setDaemon(true);
+        }
+
+        static Waiter start(Level0Files level0) throws InterruptedException {
+            Waiter waiter = new Waiter(level0);
+            waiter.thread.start();
+            // TIMED_WAITING inside awaitSettled's timed wait: the state the event under test must end.
+            while (waiter.thread.getState() != Thread.State.TIMED_WAITING) {
+                assertTrue(waiter.thread.isAlive(), "the wait ended before anything ended it");
+                Thread.sleep(5);
+            }
+            return waiter;
+        }
+
+        Boolean result(int seconds) throws InterruptedException {
+            thread.join(seconds * 1000L);
+            return result.get();
+        }
     }
 }
