@@ -104,13 +104,7 @@ class Level0FilesTest {
     void aFlushDuringTheWaitEndsItNotSettled() throws Exception {
         Level0Files level0 = new Level0Files(1, 100, Duration.ofHours(1), System::nanoTime);
         level0.flushed("/data/000010.sst");
-        Waiter waiter = Waiter.start(level0);
-        try {
-            level0.flushed("/data/000012.sst");
-            assertEquals(Boolean.FALSE, waiter.result(10));
-        } finally {
-            level0.release();
-        }
+        assertEquals(Boolean.FALSE, Waiter.endedBy(level0, () -> level0.flushed("/data/000012.sst")));
     }
 
     @Test
@@ -119,13 +113,8 @@ class Level0FilesTest {
         Level0Files level0 = new Level0Files(2, 100, Duration.ofHours(1), System::nanoTime);
         level0.flushed("/data/000010.sst");
         level0.flushed("/data/000012.sst");
-        Waiter waiter = Waiter.start(level0);
-        try {
-            level0.compacted(List.of("/data/000010.sst", "/data/000012.sst"), List.of("/data/000013.sst"), 6);
-            assertEquals(Boolean.TRUE, waiter.result(10));
-        } finally {
-            level0.release();
-        }
+        assertEquals(Boolean.TRUE, Waiter.endedBy(level0, () -> level0.compacted(
+                List.of("/data/000010.sst", "/data/000012.sst"), List.of("/data/000013.sst"), 6)));
     }
 
     @Test
@@ -133,9 +122,7 @@ class Level0FilesTest {
     void releaseEndsAWaitUnderWayAndEveryLaterOne() throws Exception {
         Level0Files level0 = new Level0Files(1, 100, Duration.ofHours(1), System::nanoTime);
         level0.flushed("/data/000010.sst");
-        Waiter waiter = Waiter.start(level0);
-        level0.release();
-        assertEquals(Boolean.FALSE, waiter.result(10));
+        assertEquals(Boolean.FALSE, Waiter.endedBy(level0, level0::release));
         assertFalse(level0.awaitSettled(), "a wait that begins after the release");
     }
 
@@ -155,7 +142,21 @@ class Level0FilesTest {
             thread.setDaemon(true);
         }
 
-        static Waiter start(Level0Files level0) throws InterruptedException {
+        /**
+         * What {@link Level0Files#awaitSettled()} returned when {@code event} ended a wait already under way (null
+         * if it had not within 10 s); the level is released afterwards, so no waiter outlives the test.
+         */
+        static Boolean endedBy(Level0Files level0, Runnable event) throws InterruptedException {
+            Waiter waiter = start(level0);
+            try {
+                event.run();
+                return waiter.result(10);
+            } finally {
+                level0.release();
+            }
+        }
+
+        private static Waiter start(Level0Files level0) throws InterruptedException {
             Waiter waiter = new Waiter(level0);
             waiter.thread.start();
             // TIMED_WAITING inside awaitSettled's timed wait: the state the event under test must end.
@@ -166,7 +167,7 @@ class Level0FilesTest {
             return waiter;
         }
 
-        Boolean result(int seconds) throws InterruptedException {
+        private Boolean result(int seconds) throws InterruptedException {
             thread.join(seconds * 1000L);
             return result.get();
         }
