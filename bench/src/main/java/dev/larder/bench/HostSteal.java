@@ -3,6 +3,7 @@ package dev.larder.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * How much of this machine's CPU time its host took while a window ran: the {@code steal} column of
@@ -33,7 +34,8 @@ final class HostSteal implements AutoCloseable {
     }
 
     static HostSteal start(Path stat) {
-        return new HostSteal(PeriodicSampler.start("bench-host-steal", PERIOD_MILLIS, () -> read(stat)));
+        return new HostSteal(PeriodicSampler.start("bench-host-steal", PERIOD_MILLIS, () -> read(stat),
+                List.of(HostSteal.class)));
     }
 
     /** One reading of {@code stat}; {@code null} when there is nothing to read. */

@@ -30,9 +30,15 @@ final class PeriodicSampler<S> implements AutoCloseable {
 
     /**
      * Takes a first reading of {@code source} (null or an exception: none) and, if there is one, starts reading every
-     * {@code periodMillis} on a thread named {@code name}.
+     * {@code periodMillis} on a thread named {@code name}. {@code readingCode}, the classes whose code the readings
+     * run, is kept out of C2 with this class ({@link CompilerDirectives}): compiled minutes into a run, it took the
+     * generator's core.
      */
-    static <S> PeriodicSampler<S> start(String name, long periodMillis, Supplier<S> source) {
+    static <S> PeriodicSampler<S> start(String name, long periodMillis, Supplier<S> source,
+                                        List<Class<?>> readingCode) {
+        List<Class<?>> sampling = new ArrayList<>(readingCode);
+        sampling.add(PeriodicSampler.class);
+        CompilerDirectives.keepOutOfC2(sampling);
         PeriodicSampler<S> sampler = new PeriodicSampler<>(name, periodMillis, source);
         if (sampler.read()) {
             sampler.thread.start();

@@ -158,7 +158,7 @@ final class ProcessCpuTime implements AutoCloseable {
             long now = System.nanoTime();
             Optional<Reading> r = readings.get();
             return r.map(reading -> new Sample(now, reading.cpuNanos(), reading.backgroundCpuNanos())).orElse(null);
-        }), allowedCpus);
+        }, List.of(ProcessCpuTime.class, LowerPriorityThreads.class)), allowedCpus);
     }
 
     /** How many CPUs the server may run on (its processes' affinity, {@code taskset}); 0 when unknown. */

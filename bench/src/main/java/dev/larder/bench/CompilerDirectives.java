@@ -1,0 +1,73 @@
+package dev.larder.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.stream.Collectors;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/**
+ * Keeps the code of this JVM's samplers out of C2 (HotSpot compiler directives, added at run time through the
+ * {@code DiagnosticCommand} MBean, as {@code jcmd <pid> Compiler.directives_add} would): C1 still compiles it.
+ *
+ * <p>Why: a sampler reads {@code /proc} five times a second, so C2 compiles its loop only after minutes, in the middle of
+ * a measured run, and that compilation took the generator's core. In every tail round the second PUT phase's second
+ * 16-17 was over 10 ms (15-29 ms), at the moment C2 compiled {@code LowerPriorityThreads.ticks} (logged with
+ * {@code -Xlog:jit+compilation}); kept out of C2, that second was 3-5 ms like its neighbours (docs/performance.md,
+ * "Session 54"). A sampler is not worth a fast compile: it runs 0.1% of the time.
+ */
+final class CompilerDirectives {
+
+    private static final Set<String> EXCLUDED = new HashSet<>();
+
+    private CompilerDirectives() {
+    }
+
+    /**
+     * Keeps every method of {@code classes} and of their nested classes out of C2 from now on; false when this JVM
+     * has no such command (not HotSpot) or refused it. Each class is added once per JVM.
+     */
+    static synchronized boolean keepOutOfC2(Collection<Class<?>> classes) {
+        Set<String> patterns = classes.stream().map(c -> c.getName().replace('.', '/') + "*.*")
+                .filter(p -> !EXCLUDED.contains(p)).collect(Collectors.toCollection(HashSet::new));
+        if (patterns.isEmpty()) {
+            return true;
+        }
+        String match = patterns.stream().map(p -> "\"" + p + "\"").collect(Collectors.joining(", "));
+        Path file = null;
+        try {
+            file = Files.createTempFile("larder-directives", ".json");
+            Files.writeString(file, "[{ match: [" + match + "], c2: { Exclude: true } }]");
+            String answer = String.valueOf(diagnosticCommand("compilerDirectivesAdd", file.toString()));
+            // HotSpot answers "<n> compiler directives added", or a parse error without the word.
+            if (!answer.contains("added")) {
+                return false;
+            }
+            EXCLUDED.addAll(patterns);
+            return true;
+        } catch (IOException | JMException | RuntimeException e) {
+            return false;
+        } finally {
+            if (file != null) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException e) {
+                    // A temporary file left behind; the directive is in the JVM already.
+                }
+            }
+        }
+    }
+
+    /** The answer of one diagnostic command ({@code jcmd}'s, by its MBean operation name), e.g. for the tests. */
+    static Object diagnosticCommand(String operation, String... arguments) throws JMException {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        return server.invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"), operation,
+                new Object[] {arguments}, new String[] {String[].class.getName()});
+    }
+}
