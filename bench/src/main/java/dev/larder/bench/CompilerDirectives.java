@@ -17,10 +17,10 @@ import javax.management.ObjectName;
  * {@code DiagnosticCommand} MBean, as {@code jcmd <pid> Compiler.directives_add} would): C1 still compiles it.
  *
  * <p>Why: a sampler reads {@code /proc} five times a second, so C2 compiles its loop only after minutes, in the middle of
- * a measured run, and that compilation took the generator's core. In every tail round the second PUT phase's second
- * 16-17 was over 10 ms (15-29 ms), at the moment C2 compiled {@code LowerPriorityThreads.ticks} (logged with
- * {@code -Xlog:jit+compilation}); kept out of C2, that second was 3-5 ms like its neighbours (docs/performance.md,
- * "Session 54"). A sampler is not worth a fast compile: it runs 0.1% of the time.
+ * a measured run, and that compilation (74-96 ms) took half the generator's core. In every tail round one second of
+ * the second PUT phase was over 10 ms (16-30 ms): the one in which C2 compiled {@code LowerPriorityThreads.ticks}
+ * (logged with {@code -Xlog:jit+compilation}); kept out of C2, those seconds were 2-6 ms like their neighbours
+ * (docs/performance.md, "Session 54"). A sampler does not need C2's speed: five short readings a second.
  */
 final class CompilerDirectives {
 
