@@ -1,16 +1,12 @@
 package dev.larder.bench;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.stream.Collectors;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
 /**
  * Keeps the code of this JVM's samplers out of C2 (HotSpot compiler directives, added at run time through the
@@ -44,14 +40,13 @@ final class CompilerDirectives {
         try {
             file = Files.createTempFile("larder-directives", ".json");
             Files.writeString(file, "[{ match: [" + match + "], c2: { Exclude: true } }]");
-            String answer = String.valueOf(diagnosticCommand("compilerDirectivesAdd", file.toString()));
-            // HotSpot answers "<n> compiler directives added", or a parse error without the word.
-            if (!answer.contains("added")) {
+            // HotSpot answers "<n> compiler directives added", or a parse error without the word (or nothing).
+            if (!DiagnosticCommand.ask("compilerDirectivesAdd", file.toString()).contains("added")) {
                 return false;
             }
             EXCLUDED.addAll(patterns);
             return true;
-        } catch (IOException | JMException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return false;
         } finally {
             if (file != null) {
@@ -62,12 +57,5 @@ final class CompilerDirectives {
                 }
             }
         }
-    }
-
-    /** The answer of one diagnostic command ({@code jcmd}'s, by its MBean operation name), e.g. for the tests. */
-    static Object diagnosticCommand(String operation, String... arguments) throws JMException {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        return server.invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"), operation,
-                new Object[] {arguments}, new String[] {String[].class.getName()});
     }
 }

@@ -11,7 +11,10 @@ import org.junit.jupiter.api.Timeout;
 
 class CompilerDirectivesTest {
 
-    /** The same work in two classes: one kept out of C2, one not. */
+    /**
+     * The same work in two classes: one kept out of C2, one not. Written twice on purpose: a method that only called
+     * a shared one would be trivial, and HotSpot compiles trivial methods with C1 alone, so it would prove nothing.
+     */
     static final class KeptOut {
         static long work(int n) {
             long sum = 0;
@@ -29,9 +32,6 @@ class CompilerDirectivesTest {
     }
 
     static final class Control {
-        static final class Reader {
-        }
-
         static long work(int n) {
             long sum = 0;
             for (int i = 0; i < n; i++) {
@@ -41,14 +41,18 @@ class CompilerDirectivesTest {
         }
     }
 
+    /** What a sampler's readings run, for the sampler test (no code: only its name is matched). */
+    static final class SamplerReading {
+    }
+
     @Test
     void theDirectiveIsInTheJvmForTheClassAndItsNestedClasses() throws Exception {
         assertTrue(CompilerDirectives.keepOutOfC2(List.of(KeptOut.class)));
-        String directives = String.valueOf(CompilerDirectives.diagnosticCommand("compilerDirectivesPrint"));
+        String directives = DiagnosticCommand.ask("compilerDirectivesPrint");
         assertTrue(directives.contains("dev/larder/bench/CompilerDirectivesTest$KeptOut*.*"), directives);
         // Asked again, it is not added a second time.
         assertTrue(CompilerDirectives.keepOutOfC2(List.of(KeptOut.class)));
-        String again = String.valueOf(CompilerDirectives.diagnosticCommand("compilerDirectivesPrint"));
+        String again = DiagnosticCommand.ask("compilerDirectivesPrint");
         assertEquals(count(directives, "CompilerDirectivesTest$KeptOut"), count(again, "CompilerDirectivesTest$KeptOut"));
     }
 
@@ -71,9 +75,9 @@ class CompilerDirectivesTest {
     @Test
     void aSamplerKeepsItsReadingCodeAndItsOwnLoopOutOfC2() throws Exception {
         try (PeriodicSampler<Long> sampler = PeriodicSampler.start("test-sampler", 1000, System::nanoTime,
-                List.of(Control.Reader.class))) {
-            String directives = String.valueOf(CompilerDirectives.diagnosticCommand("compilerDirectivesPrint"));
-            assertTrue(directives.contains("dev/larder/bench/CompilerDirectivesTest$Control$Reader*.*"),
+                List.of(SamplerReading.class))) {
+            String directives = DiagnosticCommand.ask("compilerDirectivesPrint");
+            assertTrue(directives.contains("dev/larder/bench/CompilerDirectivesTest$SamplerReading*.*"),
                     directives);
             assertTrue(directives.contains("dev/larder/bench/PeriodicSampler*.*"), directives);
             assertTrue(sampler.count() >= 1);
@@ -82,7 +86,7 @@ class CompilerDirectivesTest {
 
     /** Whether the code cache holds {@code method} compiled at {@code level} ({@code Compiler.codelist}). */
     private static boolean compiledAt(int level, String method) throws Exception {
-        String list = String.valueOf(CompilerDirectives.diagnosticCommand("compilerCodelist"));
+        String list = DiagnosticCommand.ask("compilerCodelist");
         // Each line: compile id, level, state, method(signature) [addresses].
         return list.lines().map(l -> l.trim().split("\\s+")).anyMatch(f -> f.length > 3
                 && f[1].equals(Integer.toString(level)) && f[3].startsWith("dev.larder.bench." + method + "("));

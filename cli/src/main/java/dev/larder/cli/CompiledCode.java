@@ -1,13 +1,10 @@
 package dev.larder.cli;
 
-import java.lang.management.ManagementFactory;
+import dev.larder.bench.DiagnosticCommand;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Supplier;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
 /**
  * Which methods the JIT has compiled at its top tier, as HotSpot's {@code Compiler.codelist} diagnostic command lists
@@ -33,7 +30,8 @@ final class CompiledCode {
 
     /** This JVM's code (none listed when the JVM has no such commands: then nothing is waited for). */
     static CompiledCode ofThisJvm() {
-        return new CompiledCode(() -> askThisJvm("compilerCodelist"), () -> askThisJvm("compilerQueue"));
+        return new CompiledCode(() -> DiagnosticCommand.ask("compilerCodelist"),
+                () -> DiagnosticCommand.ask("compilerQueue"));
     }
 
     /** {@code codelist} and {@code queue} in the formats of {@code Compiler.codelist} and {@code Compiler.queue}. */
@@ -89,16 +87,5 @@ final class CompiledCode {
             }
         }
         return missing;
-    }
-
-    private static String askThisJvm(String command) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            Object answer = server.invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"),
-                    command, new Object[0], new String[0]);
-            return answer instanceof String text ? text : "";
-        } catch (JMException | RuntimeException e) {
-            return "";
-        }
     }
 }
