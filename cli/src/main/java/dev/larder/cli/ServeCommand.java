@@ -210,6 +210,14 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration ioCoalesce;
 
+    // Measured against off at the tail benchmark's fixed rates (docs/performance.md, "Session 55").
+    @Option(names = "--reschedule-interval", defaultValue = "${env:LARDER_RESCHEDULE_INTERVAL:-off}",
+            description = "While flushes, compactions or table reads run, a thread wakes this often so the "
+                    + "scheduler can hand the core back to an event loop before the kernel's next tick (where they "
+                    + "share a core, e.g. a server pinned to one); off or 100us to 4ms, e.g. 500us "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration rescheduleInterval;
+
     @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",
             fallbackValue = "true", arity = "0..1",
             description = "Right after a flush or a compaction, read the table files it wrote into the block cache "
@@ -489,6 +497,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .inlineBatch(inlineBatch)
                     .foregroundSlice(foregroundSlice)
                     .ioCoalesce(ioCoalesce)
+                    .rescheduleInterval(rescheduleInterval)
                     .maxQueueDelay(maxQueueDelay)
                     .maxValueSize(toInt("--max-value-size", maxValueSize))
                     .maxRequestLine(toInt("--max-request-line", maxRequestLine))

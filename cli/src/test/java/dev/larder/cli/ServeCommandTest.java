@@ -49,7 +49,8 @@ class ServeCommandTest {
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=",
                 "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
-                "--background-priority", "--foreground-slice", "--io-coalesce", "--warm-new-tables", "--warmup-requests",
+                "--background-priority", "--foreground-slice", "--io-coalesce", "--reschedule-interval",
+                "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
         }
@@ -64,7 +65,8 @@ class ServeCommandTest {
     void flagsBuildTheServerOptions() {
         ServerOptions options = parse("serve", "--workers", "0", "--queue-size", "256", "--rejection",
                 "discard-oldest", "--max-queue-delay", "50ms", "--transport", "nio", "--max-value-size", "1MiB",
-                "--port", "9999", "--io-threads", "3", "--foreground-slice", "4ms", "--io-coalesce", "200us");
+                "--port", "9999", "--io-threads", "3", "--foreground-slice", "4ms", "--io-coalesce", "200us",
+                "--reschedule-interval", "1ms");
         assertEquals(0, options.workers());
         assertTrue(options.synchronous());
         assertEquals(256, options.queueSize());
@@ -76,6 +78,8 @@ class ServeCommandTest {
         assertEquals(3, options.ioThreads());
         assertEquals(Duration.ofMillis(4), options.foregroundSlice());
         assertEquals(Duration.ofNanos(200_000), options.ioCoalesce());
+        assertEquals(Duration.ofMillis(1), options.rescheduleInterval());
+        assertEquals(Duration.ZERO, parse("serve", "--reschedule-interval", "off").rescheduleInterval());
     }
 
     @Test
@@ -89,6 +93,7 @@ class ServeCommandTest {
         assertEquals(Duration.ZERO, options.maxQueueDelay());
         assertEquals(Duration.ZERO, options.foregroundSlice(), "the kernel's slice");
         assertEquals(Duration.ZERO, options.ioCoalesce(), "the loops block at once");
+        assertEquals(ServerOptions.DEFAULT_RESCHEDULE_INTERVAL, options.rescheduleInterval());
         assertEquals(64, options.inlineBatch(), "quick calls run on the loop when the worker is idle");
         assertEquals(0, parse("serve", "--inline-batch", "0").inlineBatch(), "every call handed over");
         assertEquals(8080, options.port());
@@ -179,6 +184,10 @@ class ServeCommandTest {
         assertEquals(2, longCoalesce.status());
         assertTrue(longCoalesce.err().contains("io-coalesce") && longCoalesce.err().contains("10us to 5ms"),
                 longCoalesce.err());
+        Run tickLong = execute("serve", "--reschedule-interval", "5ms");
+        assertEquals(2, tickLong.status());
+        assertTrue(tickLong.err().contains("reschedule-interval") && tickLong.err().contains("100us to 4ms"),
+                tickLong.err());
     }
 
     /** -1 is not a hidden "auto": unset means 2 x cores, and a bad value is one line on stderr, not the usage. */

@@ -10,6 +10,7 @@ import dev.larder.server.http.LarderServerInitializer;
 import dev.larder.server.http.Transport;
 import dev.larder.server.offload.Offload;
 import dev.larder.server.security.ListenerSecurity;
+import dev.larder.server.threads.Rescheduler;
 import dev.larder.server.threads.SlicedThreadFactory;
 import dev.larder.server.threads.ThreadSlice;
 import dev.larder.storage.Store;
@@ -52,6 +53,8 @@ public final class LarderServer implements AutoCloseable {
     private final ChannelGroup connections;
     private final Channel serverChannel;
     private final ListenerSecurity security;
+    /** {@code null} with {@code --reschedule-interval off}. */
+    private final Rescheduler rescheduler;
     private volatile boolean closed;
 
     private LarderServer(ServerOptions options, ListenerSecurity security, Store store, ServerObserver observer) {
@@ -91,6 +94,9 @@ public final class LarderServer implements AutoCloseable {
                     + (cause == null ? "unknown" : cause.getMessage()), cause);
         }
         this.serverChannel = bound.channel();
+        this.rescheduler = options.rescheduleInterval().isZero() ? null
+                : Rescheduler.start(options.rescheduleInterval(), store::backgroundBusy,
+                        ThreadSlice.of(ServerOptions.MIN_SLICE));
     }
 
     /**
@@ -177,8 +183,10 @@ public final class LarderServer implements AutoCloseable {
         String authority = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
         String coalesce = options.ioCoalesce().isZero() ? ""
                 : " io-coalesce=" + options.ioCoalesce().toNanos() / 1000 + "us";
-        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + coalesce + " " + pool
-                + " listening on " + security.scheme() + "://" + authority + security.describe();
+        String reschedule = rescheduler == null ? ""
+                : " reschedule-interval=" + options.rescheduleInterval().toNanos() / 1000 + "us";
+        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + coalesce + reschedule
+                + " " + pool + " listening on " + security.scheme() + "://" + authority + security.describe();
     }
 
     @Override
@@ -203,6 +211,9 @@ public final class LarderServer implements AutoCloseable {
         connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         offload.close();
+        if (rescheduler != null) {
+            rescheduler.close();
+        }
         log.info("data listener stopped");
     }
 

@@ -4,15 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.storage.Store;
 import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(LeakDetection.class)
 class ForegroundSliceTest {
 
-    private static final Path OWN_SCHED = Path.of("/proc/thread-self/sched");
 
     @TempDir
     Path dir;
@@ -41,7 +37,7 @@ class ForegroundSliceTest {
 
     @Test
     void theEventLoopsAndTheWorkersRunWithTheAskedSlice() throws Exception {
-        assumeCustomSlices();
+        OwnSlice.assumeCustomSlices();
         try (TestServer larder = start(Duration.ofMillis(4))) {
             Map<String, Long> loops = loopSlices(larder);
             assertEquals(2, loops.size(), loops.toString());
@@ -57,8 +53,8 @@ class ForegroundSliceTest {
 
     @Test
     void byDefaultTheyKeepTheKernelsSlice() throws Exception {
-        assumeCustomSlices();
-        long kernels = ownSlice();
+        OwnSlice.assumeCustomSlices();
+        long kernels = OwnSlice.read();
         assertFalse(kernels == 4_000_000L, "this test's own thread has a custom slice");
         try (TestServer larder = start(ServerOptions.DEFAULT_FOREGROUND_SLICE)) {
             loopSlices(larder).forEach((thread, slice) -> assertEquals(kernels, slice, thread));
@@ -88,13 +84,13 @@ class ForegroundSliceTest {
         return new ForwardingStore(store) {
             @Override
             public byte[] get(byte[] key) {
-                workerSlices.put(Thread.currentThread().getName(), ownSlice());
+                workerSlices.put(Thread.currentThread().getName(), OwnSlice.read());
                 return super.get(key);
             }
 
             @Override
             public List<byte[]> getAll(List<byte[]> keys) {
-                workerSlices.put(Thread.currentThread().getName(), ownSlice());
+                workerSlices.put(Thread.currentThread().getName(), OwnSlice.read());
                 return delegate.getAll(keys);
             }
         };
@@ -103,7 +99,7 @@ class ForegroundSliceTest {
     private static Map<String, Long> loopSlices(TestServer larder) throws Exception {
         Map<String, Long> slices = new ConcurrentHashMap<>();
         for (EventExecutor loop : larder.server.eventLoops()) {
-            loop.submit(() -> slices.put(Thread.currentThread().getName(), ownSlice())).get(10, TimeUnit.SECONDS);
+            loop.submit(() -> slices.put(Thread.currentThread().getName(), OwnSlice.read())).get(10, TimeUnit.SECONDS);
         }
         return slices;
     }
@@ -121,28 +117,5 @@ class ForegroundSliceTest {
                 assertEquals(200, c.read().status());
             }
         }
-    }
-
-    private static long ownSlice() {
-        try {
-            for (String line : Files.readAllLines(OWN_SCHED)) {
-                if (line.startsWith("se.slice")) {
-                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        throw new IllegalStateException("no se.slice in " + OWN_SCHED);
-    }
-
-    /** Custom slices came with Linux 6.12; the kernel reports each thread's as se.slice. */
-    private static void assumeCustomSlices() throws IOException {
-        String[] version = System.getProperty("os.version", "0.0").split("[.-]");
-        boolean linux612 = System.getProperty("os.name", "").startsWith("Linux")
-                && (Integer.parseInt(version[0]) > 6
-                || Integer.parseInt(version[0]) == 6 && Integer.parseInt(version[1]) >= 12);
-        assumeTrue(linux612 && Files.isReadable(OWN_SCHED)
-                && Files.readString(OWN_SCHED).contains("se.slice"), "needs Linux 6.12+ with se.slice");
     }
 }

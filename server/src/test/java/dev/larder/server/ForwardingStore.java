@@ -38,6 +38,11 @@ public abstract class ForwardingStore implements Store {
     }
 
     @Override
+    public boolean backgroundBusy() {
+        return delegate.backgroundBusy();
+    }
+
+    @Override
     public StoreStats stats() {
         return delegate.stats();
     }

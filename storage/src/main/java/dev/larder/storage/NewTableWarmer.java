@@ -232,6 +232,11 @@ final class NewTableWarmer extends AbstractEventListener {
         }
     }
 
+    /** Whether a file is being read into the cache right now (or is waiting to be). */
+    boolean busy() {
+        return thread.getActiveCount() > 0 || !thread.getQueue().isEmpty();
+    }
+
     /** Whether warming is off because this thread's priority could not be lowered. */
     boolean unavailable() {
         return unavailable;

@@ -560,6 +560,23 @@ public final class RocksDbStore implements Store, StoreStats {
         return this;
     }
 
+    @Override
+    public boolean backgroundBusy() {
+        long stamp = tryEnter();
+        if (stamp == 0) {
+            return false;
+        }
+        try {
+            return db.getLongProperty("rocksdb.num-running-flushes") > 0
+                    || db.getLongProperty("rocksdb.num-running-compactions") > 0
+                    || warmer != null && warmer.busy();
+        } catch (RocksDBException e) {
+            return false;
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
     /** Set when opening in sync mode dropped an incomplete record at the end of the log: what and why. */
     public Optional<String> walRecoveryWarning() {
         return Optional.ofNullable(walRecoveryWarning);

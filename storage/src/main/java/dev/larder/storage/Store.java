@@ -87,6 +87,14 @@ public interface Store extends AutoCloseable {
     /** Engine counters and gauges by name (for example {@code estimate-num-keys}); empty when closed. */
     StoreStats stats();
 
+    /**
+     * Whether the engine's own threads (flushes, compactions, reading new files into the cache) are at work right
+     * now; {@code false} once closed. Cheap enough to ask a hundred times a second. This default has no such threads.
+     */
+    default boolean backgroundBusy() {
+        return false;
+    }
+
     /** Makes every acknowledged write durable and releases the engine. Idempotent. */
     @Override
     void close();

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -509,6 +510,51 @@ class RocksDbStoreTest {
             for (int i = 0; i < 500; i++) {
                 assertArrayEquals(b(Integer.toString(i)), store.get(b(t + ":" + i)));
             }
+        }
+    }
+
+    /**
+     * What {@code --reschedule-interval} waits on: busy while flushes and a compaction run, idle before and after,
+     * and idle (not an error) once closed.
+     */
+    @Test
+    void backgroundBusyWhileFlushesAndCompactionsRun() throws Exception {
+        store.close();
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("busy"), 8 << 20, 0, false, true, false, 64 << 10,
+                false, StoreOptions.DEFAULT_MEMTABLES));
+        awaitIdle();
+        store.autoCompactions(false);
+        AtomicBoolean done = new AtomicBoolean();
+        ExecutorService poller = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> busySeen = poller.submit(() -> {
+                int seen = 0;
+                while (!done.get()) {
+                    seen += store.backgroundBusy() ? 1 : 0;
+                }
+                return seen;
+            });
+            byte[] value = new byte[100];
+            for (int i = 0; i < 200_000; i++) { // about 300 flushes of 64 KiB memtables, then one compaction of them
+                store.put(b(String.format("key%07d", i)), value);
+            }
+            store.compactAll();
+            done.set(true);
+            assertTrue(busySeen.get() > 0, "never busy through the flushes and the compaction");
+        } finally {
+            done.set(true);
+            poller.shutdownNow();
+        }
+        awaitIdle();
+        store.close();
+        assertFalse(store.backgroundBusy(), "a closed store");
+    }
+
+    private void awaitIdle() throws InterruptedException {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (store.backgroundBusy()) {
+            assertTrue(System.nanoTime() < deadline, "still busy after 20 s with nothing to do");
+            Thread.sleep(10);
         }
     }
 

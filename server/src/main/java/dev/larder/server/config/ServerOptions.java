@@ -34,6 +34,9 @@ import java.util.Objects;
  * @param ioCoalesce         how long an event loop with nothing left to do waits before it blocks for I/O, so that
  *                           one wake-up serves what arrives meanwhile (only under moderate load);
  *                           {@link Duration#ZERO} = block at once
+ * @param rescheduleInterval while the store's background threads are at work, a thread of the server wakes this often
+ *                           on the core it shares with them, so the scheduler decides again who runs there before
+ *                           the kernel's next tick; {@link Duration#ZERO} = never
  * @param timeoutCheckPeriod how often each connection's read and idle timeouts are checked; {@link Duration#ZERO} =
  *                           a quarter of the shorter timeout, between 10 ms and 1 s. Not a flag: the JIT warm-up
  *                           sets 1 ms so that the check and Netty's timer code are compiled before serving
@@ -60,6 +63,7 @@ public record ServerOptions(
         int inlineBatch,
         Duration foregroundSlice,
         Duration ioCoalesce,
+        Duration rescheduleInterval,
         Duration timeoutCheckPeriod) {
 
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
@@ -90,6 +94,14 @@ public record ServerOptions(
      * but p99 at the tail benchmark's rates was no better (docs/performance.md, "Session 23").
      */
     public static final Duration DEFAULT_IO_COALESCE = Duration.ZERO;
+    /**
+     * {@code --reschedule-interval}'s bounds: a wake-up costs the core a few microseconds, so below 100 us it costs
+     * more than the holds it cuts; at 4 ms and more it is the kernel's tick (250 Hz) again.
+     */
+    public static final Duration MIN_RESCHEDULE_INTERVAL = Duration.ofNanos(100_000);
+    public static final Duration MAX_RESCHEDULE_INTERVAL = Duration.ofMillis(4);
+    /** {@code --reschedule-interval}'s default. */
+    public static final Duration DEFAULT_RESCHEDULE_INTERVAL = Duration.ZERO;
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -102,6 +114,7 @@ public record ServerOptions(
         Objects.requireNonNull(limitAlgorithm, "limitAlgorithm");
         Objects.requireNonNull(foregroundSlice, "foregroundSlice");
         Objects.requireNonNull(ioCoalesce, "ioCoalesce");
+        Objects.requireNonNull(rescheduleInterval, "rescheduleInterval");
         Objects.requireNonNull(timeoutCheckPeriod, "timeoutCheckPeriod");
         check(port >= 0 && port <= 65535, "port", port, "0..65535");
         check(ioThreads > 0, "io-threads", ioThreads, "> 0");
@@ -122,6 +135,8 @@ public record ServerOptions(
                 "off, or 100us to 100ms");
         check(offOrBetween(ioCoalesce, MIN_IO_COALESCE, MAX_IO_COALESCE), "io-coalesce", ioCoalesce,
                 "off, or 10us to 5ms");
+        check(offOrBetween(rescheduleInterval, MIN_RESCHEDULE_INTERVAL, MAX_RESCHEDULE_INTERVAL),
+                "reschedule-interval", rescheduleInterval, "off, or 100us to 4ms");
         check(!timeoutCheckPeriod.isNegative(), "timeout-check-period", timeoutCheckPeriod, ">= 0");
         check(rejection != RejectionMode.ADAPTIVE || workers > 0, "rejection", rejection.flag(),
                 "not adaptive with --workers 0: there are no workers to limit");
@@ -167,6 +182,7 @@ public record ServerOptions(
         b.inlineBatch = inlineBatch;
         b.foregroundSlice = foregroundSlice;
         b.ioCoalesce = ioCoalesce;
+        b.rescheduleInterval = rescheduleInterval;
         b.timeoutCheckPeriod = timeoutCheckPeriod;
         return b;
     }
@@ -204,6 +220,7 @@ public record ServerOptions(
         private int inlineBatch = DEFAULT_INLINE_BATCH;
         private Duration foregroundSlice = DEFAULT_FOREGROUND_SLICE;
         private Duration ioCoalesce = DEFAULT_IO_COALESCE;
+        private Duration rescheduleInterval = DEFAULT_RESCHEDULE_INTERVAL;
         private Duration timeoutCheckPeriod = Duration.ZERO;
 
         private Builder(int cores) {
@@ -232,13 +249,14 @@ public record ServerOptions(
         public Builder inlineBatch(int v) { inlineBatch = v; return this; }
         public Builder foregroundSlice(Duration v) { foregroundSlice = v; return this; }
         public Builder ioCoalesce(Duration v) { ioCoalesce = v; return this; }
+        public Builder rescheduleInterval(Duration v) { rescheduleInterval = v; return this; }
         public Builder timeoutCheckPeriod(Duration v) { timeoutCheckPeriod = v; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
                     maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch,
-                    foregroundSlice, ioCoalesce, timeoutCheckPeriod);
+                    foregroundSlice, ioCoalesce, rescheduleInterval, timeoutCheckPeriod);
         }
     }
 }

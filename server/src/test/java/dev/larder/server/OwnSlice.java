@@ -1,0 +1,41 @@
+package dev.larder.server;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The EEVDF slice of the calling thread, as the kernel reports it in {@code /proc/thread-self/sched}. */
+final class OwnSlice {
+
+    private static final Path OWN_SCHED = Path.of("/proc/thread-self/sched");
+
+    private OwnSlice() {
+    }
+
+    /** The calling thread's slice in nanoseconds. */
+    static long read() {
+        try {
+            for (String line : Files.readAllLines(OWN_SCHED)) {
+                if (line.startsWith("se.slice")) {
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        throw new IllegalStateException("no se.slice in " + OWN_SCHED);
+    }
+
+    /** Custom slices came with Linux 6.12; the kernel reports each thread's as se.slice. */
+    static void assumeCustomSlices() throws IOException {
+        String[] version = System.getProperty("os.version", "0.0").split("[.-]");
+        boolean linux612 = System.getProperty("os.name", "").startsWith("Linux")
+                && (Integer.parseInt(version[0]) > 6
+                || Integer.parseInt(version[0]) == 6 && Integer.parseInt(version[1]) >= 12);
+        assumeTrue(linux612 && Files.isReadable(OWN_SCHED)
+                && Files.readString(OWN_SCHED).contains("se.slice"), "needs Linux 6.12+ with se.slice");
+    }
+}

@@ -1,0 +1,138 @@
+package dev.larder.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
+import dev.larder.server.threads.Rescheduler;
+import dev.larder.server.threads.ThreadSlice;
+import dev.larder.storage.Store;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --reschedule-interval}: the rescheduler wakes at its interval only while the store says its background is
+ * at work, asks for the kernel's shortest slice, stops with the server, and is off by default.
+ */
+@ExtendWith(LeakDetection.class)
+class ReschedulerTest {
+
+    private static final String THREAD_NAME = "larder-rescheduler";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void wakesAtTheIntervalOnlyWhileTheBackgroundIsBusy() throws Exception {
+        AtomicBoolean busy = new AtomicBoolean();
+        AtomicInteger checks = new AtomicInteger();
+        try (Rescheduler rescheduler = Rescheduler.start(Duration.ofMillis(1), () -> {
+            checks.incrementAndGet();
+            return busy.get();
+        }, ThreadSlice.KERNEL_DEFAULT)) {
+            awaitAtLeast(checks::get, 5);
+            assertEquals(0, rescheduler.wakeups(), "woke at the interval while the background was idle");
+
+            busy.set(true);
+            awaitAtLeast(rescheduler::wakeups, 50);
+
+            busy.set(false);
+            long settled = awaitSettled(rescheduler::wakeups);
+            Thread.sleep(200);
+            assertEquals(settled, rescheduler.wakeups(), "kept waking after the background went idle");
+        }
+        assertFalse(reschedulerAlive(), "the thread outlived close()");
+    }
+
+    @Test
+    void asksForTheShortestSlice() throws Exception {
+        OwnSlice.assumeCustomSlices();
+        AtomicLong slice = new AtomicLong(-1);
+        try (Rescheduler rescheduler = Rescheduler.start(Duration.ofMillis(1), () -> {
+            slice.set(OwnSlice.read());
+            return false;
+        }, ThreadSlice.of(ServerOptions.MIN_SLICE))) {
+            awaitAtLeast(slice::get, 0);
+            assertEquals(ServerOptions.MIN_SLICE.toNanos(), slice.get());
+        }
+    }
+
+    @Test
+    void aServerStartsOneOnlyWhenAskedAndStopsIt() throws Exception {
+        AtomicInteger asked = new AtomicInteger();
+        try (TestServer larder = new TestServer(dir, o -> o.rescheduleInterval(Duration.ofMillis(1)),
+                store -> countingBackgroundChecks(store, asked), ServerObserver.NOOP)) {
+            awaitAtLeast(asked::get, 3);
+            assertTrue(reschedulerAlive());
+            assertTrue(larder.server.describe().contains("reschedule-interval=1000us"), larder.server.describe());
+        }
+        assertFalse(reschedulerAlive(), "the thread outlived the server");
+
+        try (TestServer larder = new TestServer(dir.resolve("off"), o -> o, store -> store, ServerObserver.NOOP)) {
+            assertFalse(reschedulerAlive(), "started with the default (off)");
+            assertFalse(larder.server.describe().contains("reschedule"), larder.server.describe());
+        }
+    }
+
+    @Test
+    void anIntervalOutsideItsBoundsIsRefused() {
+        for (Duration bad : List.of(Duration.ofNanos(99_999), Duration.ofNanos(4_000_001), Duration.ofMillis(-1))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ServerOptions.builder(2).rescheduleInterval(bad).build());
+            assertTrue(e.getMessage().contains("reschedule-interval"), e.getMessage());
+        }
+        ServerOptions.builder(2).rescheduleInterval(ServerOptions.MIN_RESCHEDULE_INTERVAL).build();
+        ServerOptions.builder(2).rescheduleInterval(ServerOptions.MAX_RESCHEDULE_INTERVAL).build();
+        assertThrows(IllegalArgumentException.class,
+                () -> Rescheduler.start(Duration.ZERO, () -> true, ThreadSlice.KERNEL_DEFAULT));
+    }
+
+    private static Store countingBackgroundChecks(Store store, AtomicInteger asked) {
+        return new ForwardingStore(store) {
+            @Override
+            public boolean backgroundBusy() {
+                asked.incrementAndGet();
+                return super.backgroundBusy();
+            }
+        };
+    }
+
+    private static void awaitAtLeast(LongSupplier value, long atLeast) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (value.getAsLong() < atLeast) {
+            assertTrue(System.nanoTime() < deadline, "still " + value.getAsLong() + " after 20 s, expected " + atLeast);
+            Thread.sleep(5);
+        }
+    }
+
+    /** Waits until the value stops moving for 100 ms (a burst of wake-ups ends at its next check). */
+    private static long awaitSettled(LongSupplier value) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        long last = value.getAsLong();
+        while (true) {
+            Thread.sleep(100);
+            long now = value.getAsLong();
+            if (now == last) {
+                return now;
+            }
+            assertTrue(System.nanoTime() < deadline, "still waking 20 s after the background went idle");
+            last = now;
+        }
+    }
+
+    private static boolean reschedulerAlive() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.isAlive() && THREAD_NAME.equals(t.getName()));
+    }
+}
