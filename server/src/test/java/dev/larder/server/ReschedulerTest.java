@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code --reschedule-interval}: the rescheduler wakes at its interval only while the store says its background is
- * at work, asks for the kernel's shortest slice, stops with the server, and is off by default.
+ * at work, asks for the kernel's shortest slice, starts with a server (500 us by default) unless off, and stops with
+ * it.
  */
 @ExtendWith(LeakDetection.class)
 class ReschedulerTest {
@@ -35,6 +36,7 @@ class ReschedulerTest {
 
     @Test
     void wakesAtTheIntervalOnlyWhileTheBackgroundIsBusy() throws Exception {
+        long before = reschedulers();
         AtomicBoolean busy = new AtomicBoolean();
         AtomicInteger checks = new AtomicInteger();
         try (Rescheduler rescheduler = Rescheduler.start(Duration.ofMillis(1), () -> {
@@ -52,7 +54,7 @@ class ReschedulerTest {
             Thread.sleep(200);
             assertEquals(settled, rescheduler.wakeups(), "kept waking after the background went idle");
         }
-        assertFalse(reschedulerAlive(), "the thread outlived close()");
+        assertEquals(before, reschedulers(), "the thread outlived close()");
     }
 
     @Test
@@ -69,18 +71,24 @@ class ReschedulerTest {
     }
 
     @Test
-    void aServerStartsOneOnlyWhenAskedAndStopsIt() throws Exception {
+    void aServerStartsOneUnlessOffAndStopsIt() throws Exception {
+        long before = reschedulers();
         AtomicInteger asked = new AtomicInteger();
         try (TestServer larder = new TestServer(dir, o -> o.rescheduleInterval(Duration.ofMillis(1)),
                 store -> countingBackgroundChecks(store, asked), ServerObserver.NOOP)) {
             awaitAtLeast(asked::get, 3);
-            assertTrue(reschedulerAlive());
+            assertEquals(before + 1, reschedulers());
             assertTrue(larder.server.describe().contains("reschedule-interval=1000us"), larder.server.describe());
         }
-        assertFalse(reschedulerAlive(), "the thread outlived the server");
+        assertEquals(before, reschedulers(), "the thread outlived the server");
 
-        try (TestServer larder = new TestServer(dir.resolve("off"), o -> o, store -> store, ServerObserver.NOOP)) {
-            assertFalse(reschedulerAlive(), "started with the default (off)");
+        try (TestServer larder = new TestServer(dir.resolve("default"), o -> o, store -> store, ServerObserver.NOOP)) {
+            assertEquals(before + 1, reschedulers(), "not started by default");
+            assertTrue(larder.server.describe().contains("reschedule-interval=500us"), larder.server.describe());
+        }
+        try (TestServer larder = new TestServer(dir.resolve("off"), o -> o.rescheduleInterval(Duration.ZERO),
+                store -> store, ServerObserver.NOOP)) {
+            assertEquals(before, reschedulers(), "started while off");
             assertFalse(larder.server.describe().contains("reschedule"), larder.server.describe());
         }
     }
@@ -131,8 +139,9 @@ class ReschedulerTest {
         }
     }
 
-    private static boolean reschedulerAlive() {
+    /** Rescheduler threads alive in this JVM (other tests' servers may have their own). */
+    private static long reschedulers() {
         return Thread.getAllStackTraces().keySet().stream()
-                .anyMatch(t -> t.isAlive() && THREAD_NAME.equals(t.getName()));
+                .filter(t -> t.isAlive() && THREAD_NAME.equals(t.getName())).count();
     }
 }

@@ -100,8 +100,12 @@ public record ServerOptions(
      */
     public static final Duration MIN_RESCHEDULE_INTERVAL = Duration.ofNanos(100_000);
     public static final Duration MAX_RESCHEDULE_INTERVAL = Duration.ofMillis(4);
-    /** {@code --reschedule-interval}'s default. */
-    public static final Duration DEFAULT_RESCHEDULE_INTERVAL = Duration.ZERO;
+    /**
+     * {@code --reschedule-interval}'s default: 500 us. At the tail benchmark's fixed rates (the core 0.95 busy) the
+     * median second's p99 fell from about 3 ms to 2 ms with no more CPU per request; a 250 us external ticker's
+     * wake-ups (3,300 a second, never idle) pushed the full core over the edge (docs/performance.md, "Session 55").
+     */
+    public static final Duration DEFAULT_RESCHEDULE_INTERVAL = Duration.ofNanos(500_000);
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
