@@ -77,10 +77,6 @@ public final class Rescheduler implements AutoCloseable {
         return wakeups.get();
     }
 
-    public Duration interval() {
-        return Duration.ofNanos(intervalNanos);
-    }
-
     /** Stops the thread and waits for it (at most a second). */
     @Override
     public void close() {
