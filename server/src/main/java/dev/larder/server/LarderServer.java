@@ -157,6 +157,11 @@ public final class LarderServer implements AutoCloseable {
         return offload.pendingPerWorker();
     }
 
+    /** The rescheduler's wake-ups so far ({@code --reschedule-interval}); -1 when it is off. */
+    public long rescheduleWakeups() {
+        return rescheduler == null ? -1 : rescheduler.wakeups();
+    }
+
     /** Connections open right now. */
     public int openConnections() {
         return limiter.open();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
+import dev.larder.server.metrics.LarderMeters;
 import dev.larder.server.threads.Rescheduler;
 import dev.larder.server.threads.ThreadSlice;
 import dev.larder.storage.Store;
@@ -17,6 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,6 +58,58 @@ class ReschedulerTest {
             assertEquals(settled, rescheduler.wakeups(), "kept waking after the background went idle");
         }
         assertEquals(before, reschedulers(), "the thread outlived close()");
+    }
+
+    @Test
+    void aFailingCheckCountsAsIdleAndTheThreadGoesOn() throws Exception {
+        AtomicInteger checks = new AtomicInteger();
+        try (Rescheduler rescheduler = Rescheduler.start(Duration.ofMillis(1), () -> {
+            if (checks.incrementAndGet() <= 3) {
+                throw new IllegalStateException("store closing");
+            }
+            return true;
+        }, ThreadSlice.KERNEL_DEFAULT)) {
+            awaitAtLeast(rescheduler::wakeups, 20);
+            assertTrue(checks.get() > 3, "checked " + checks.get() + " times");
+        }
+    }
+
+    @Test
+    void itsWakeupsAreAMetricWhileOnAndAbsentWhileOff() throws Exception {
+        try (TestServer larder = new TestServer(dir, o -> o.rescheduleInterval(Duration.ofMillis(1)),
+                ReschedulerTest::alwaysBusy, ServerObserver.NOOP);
+             LarderMeters meters = new LarderMeters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+            meters.bindServer(larder.server);
+            PrometheusMeterRegistry registry = (PrometheusMeterRegistry) meters.registry();
+            awaitAtLeast(() -> (long) wakeupsIn(registry.scrape()), 50);
+            assertTrue(larder.server.rescheduleWakeups() >= 50, "server reports " + larder.server.rescheduleWakeups());
+        }
+        try (TestServer larder = new TestServer(dir.resolve("off"), o -> o.rescheduleInterval(Duration.ZERO),
+                ReschedulerTest::alwaysBusy, ServerObserver.NOOP);
+             LarderMeters meters = new LarderMeters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+            meters.bindServer(larder.server);
+            String scrape = ((PrometheusMeterRegistry) meters.registry()).scrape();
+            assertFalse(scrape.contains("larder_rescheduler_wakeups"), "a rescheduler series while off");
+            assertEquals(-1, larder.server.rescheduleWakeups());
+        }
+    }
+
+    private static double wakeupsIn(String scrape) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith("larder_rescheduler_wakeups_total ")) {
+                return Double.parseDouble(line.substring(line.indexOf(' ') + 1));
+            }
+        }
+        return -1;
+    }
+
+    private static Store alwaysBusy(Store store) {
+        return new ForwardingStore(store) {
+            @Override
+            public boolean backgroundBusy() {
+                return true;
+            }
+        };
     }
 
     @Test

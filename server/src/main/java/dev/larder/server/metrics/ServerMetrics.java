@@ -1,6 +1,7 @@
 package dev.larder.server.metrics;
 
 import dev.larder.server.LarderServer;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -8,7 +9,8 @@ import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
 
 /**
  * Gauges read from a running {@link LarderServer}: queue depth per worker and in total, queue capacity, open
- * connections, and (through Micrometer's Netty binder) the event loops' pending tasks. Read at scrape time only.
+ * connections, the rescheduler's wake-ups, and (through Micrometer's Netty binder) the event loops' pending tasks.
+ * Read at scrape time only.
  */
 public final class ServerMetrics implements MeterBinder {
 
@@ -50,6 +52,13 @@ public final class ServerMetrics implements MeterBinder {
             Gauge.builder("larder.limit.inflight", server, LarderServer::limitedInFlight)
                     .description("Requests admitted under the adaptive limit and not yet answered")
                     .strongReference(true)
+                    .register(registry);
+        }
+        if (server.rescheduleWakeups() >= 0) {
+            // What --reschedule-interval costs the core: one wake-up each, only while flushes or compactions run.
+            FunctionCounter.builder("larder.rescheduler.wakeups", server, LarderServer::rescheduleWakeups)
+                    .description("Wake-ups of the thread that gives the scheduler a decision point between ticks "
+                            + "while the store's background works (--reschedule-interval)")
                     .register(registry);
         }
         new NettyEventExecutorMetrics(server.eventLoops()).bindTo(registry);

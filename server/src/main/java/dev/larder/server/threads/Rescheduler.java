@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A thread that wakes every {@code interval} while the store's background threads are at work, so the scheduler
@@ -26,6 +28,7 @@ public final class Rescheduler implements AutoCloseable {
 
     /** How often an idle background is checked for work: a flush or compaction starts at most this late. */
     static final Duration IDLE_CHECK = Duration.ofMillis(10);
+    private static final Logger log = LoggerFactory.getLogger(Rescheduler.class);
     private static final String THREAD_NAME = "larder-rescheduler";
 
     private final long intervalNanos;
@@ -35,6 +38,7 @@ public final class Rescheduler implements AutoCloseable {
     private final Thread thread;
     private final AtomicLong wakeups = new AtomicLong();
     private volatile boolean closed;
+    private boolean failureLogged;
 
     private Rescheduler(Duration interval, BooleanSupplier backgroundBusy, ThreadSlice slice) {
         this.intervalNanos = interval.toNanos();
@@ -61,7 +65,7 @@ public final class Rescheduler implements AutoCloseable {
     private void run() {
         slice.applyToCurrentThread();
         while (!closed) {
-            if (!backgroundBusy.getAsBoolean()) {
+            if (!backgroundBusy()) {
                 LockSupport.parkNanos(IDLE_CHECK.toNanos());
                 continue;
             }
@@ -69,6 +73,22 @@ public final class Rescheduler implements AutoCloseable {
                 LockSupport.parkNanos(intervalNanos);
                 wakeups.incrementAndGet();
             }
+        }
+    }
+
+    /**
+     * The store's answer; a check that throws counts as idle, so one failing check neither ends the thread (the
+     * server would lose the mechanism for the rest of its life) nor makes it wake for nothing.
+     */
+    private boolean backgroundBusy() {
+        try {
+            return backgroundBusy.getAsBoolean();
+        } catch (RuntimeException e) {
+            if (!failureLogged) {
+                failureLogged = true;
+                log.warn("background check failed, counted as idle (logged once): {}", e.toString());
+            }
+            return false;
         }
     }
 
