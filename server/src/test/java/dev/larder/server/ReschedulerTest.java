@@ -11,6 +11,8 @@ import dev.larder.server.metrics.LarderMeters;
 import dev.larder.server.threads.Rescheduler;
 import dev.larder.server.threads.ThreadSlice;
 import dev.larder.storage.Store;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,8 +20,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,7 +81,8 @@ class ReschedulerTest {
              LarderMeters meters = new LarderMeters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
             meters.bindServer(larder.server);
             PrometheusMeterRegistry registry = (PrometheusMeterRegistry) meters.registry();
-            awaitAtLeast(() -> (long) wakeupsIn(registry.scrape()), 50);
+            awaitAtLeast(() -> (long) Exposition.value(registry.scrape(), "larder_rescheduler_wakeups_total")
+                    .orElse(-1), 50);
             assertTrue(larder.server.rescheduleWakeups() >= 50, "server reports " + larder.server.rescheduleWakeups());
         }
         try (TestServer larder = new TestServer(dir.resolve("off"), o -> o.rescheduleInterval(Duration.ZERO),
@@ -92,15 +93,6 @@ class ReschedulerTest {
             assertFalse(scrape.contains("larder_rescheduler_wakeups"), "a rescheduler series while off");
             assertEquals(-1, larder.server.rescheduleWakeups());
         }
-    }
-
-    private static double wakeupsIn(String scrape) {
-        for (String line : scrape.split("\n")) {
-            if (line.startsWith("larder_rescheduler_wakeups_total ")) {
-                return Double.parseDouble(line.substring(line.indexOf(' ') + 1));
-            }
-        }
-        return -1;
     }
 
     private static Store alwaysBusy(Store store) {

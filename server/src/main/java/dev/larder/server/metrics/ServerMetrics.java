@@ -55,7 +55,8 @@ public final class ServerMetrics implements MeterBinder {
                     .register(registry);
         }
         if (server.rescheduleWakeups() >= 0) {
-            // What --reschedule-interval costs the core: one wake-up each, only while flushes or compactions run.
+            // What --reschedule-interval costs the core: one wake-up each, only while flushes, compactions or the
+            // table warmer run.
             FunctionCounter.builder("larder.rescheduler.wakeups", server, LarderServer::rescheduleWakeups)
                     .description("Wake-ups of the thread that gives the scheduler a decision point between ticks "
                             + "while the store's background works (--reschedule-interval)")

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.Exposition;
 import dev.larder.server.ForwardingStore;
 import dev.larder.server.LarderServer;
 import dev.larder.server.LeakDetection;
@@ -27,12 +28,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -262,9 +262,9 @@ class AdminServerTest {
     }
 
     private static double value(String exposition, String series) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(exposition);
-        assertTrue(m.find(), "no series " + series);
-        return Double.parseDouble(m.group(1));
+        OptionalDouble value = Exposition.value(exposition, series);
+        assertTrue(value.isPresent(), "no series " + series);
+        return value.getAsDouble();
     }
 
     /** The real store, except that reads wait for the test to open the gate (when asked to). */
