@@ -219,6 +219,12 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration rescheduleInterval;
 
+    @Option(names = "--reschedule-nice", defaultValue = "${env:LARDER_RESCHEDULE_NICE:-19}",
+            description = "The nice value that thread runs at, 0-19 (never below the server's own): at 19 it hands "
+                    + "the core from a flush or compaction back to an event loop but does not preempt a busy loop "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int rescheduleNice;
+
     @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",
             fallbackValue = "true", arity = "0..1",
             description = "Right after a flush or a compaction, read the table files it wrote into the block cache "
@@ -499,6 +505,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .foregroundSlice(foregroundSlice)
                     .ioCoalesce(ioCoalesce)
                     .rescheduleInterval(rescheduleInterval)
+                    .rescheduleNice(rescheduleNice)
                     .maxQueueDelay(maxQueueDelay)
                     .maxValueSize(toInt("--max-value-size", maxValueSize))
                     .maxRequestLine(toInt("--max-request-line", maxRequestLine))

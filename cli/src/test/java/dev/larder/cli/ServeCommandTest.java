@@ -50,6 +50,7 @@ class ServeCommandTest {
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=",
                 "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
                 "--background-priority", "--foreground-slice", "--io-coalesce", "--reschedule-interval",
+                "--reschedule-nice",
                 "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
@@ -66,7 +67,7 @@ class ServeCommandTest {
         ServerOptions options = parse("serve", "--workers", "0", "--queue-size", "256", "--rejection",
                 "discard-oldest", "--max-queue-delay", "50ms", "--transport", "nio", "--max-value-size", "1MiB",
                 "--port", "9999", "--io-threads", "3", "--foreground-slice", "4ms", "--io-coalesce", "200us",
-                "--reschedule-interval", "1ms");
+                "--reschedule-interval", "1ms", "--reschedule-nice", "5");
         assertEquals(0, options.workers());
         assertTrue(options.synchronous());
         assertEquals(256, options.queueSize());
@@ -79,6 +80,7 @@ class ServeCommandTest {
         assertEquals(Duration.ofMillis(4), options.foregroundSlice());
         assertEquals(Duration.ofNanos(200_000), options.ioCoalesce());
         assertEquals(Duration.ofMillis(1), options.rescheduleInterval());
+        assertEquals(5, options.rescheduleNice());
         assertEquals(Duration.ZERO, parse("serve", "--reschedule-interval", "off").rescheduleInterval());
     }
 
@@ -94,6 +96,7 @@ class ServeCommandTest {
         assertEquals(Duration.ZERO, options.foregroundSlice(), "the kernel's slice");
         assertEquals(Duration.ZERO, options.ioCoalesce(), "the loops block at once");
         assertEquals(ServerOptions.DEFAULT_RESCHEDULE_INTERVAL, options.rescheduleInterval());
+        assertEquals(ServerOptions.DEFAULT_RESCHEDULE_NICE, options.rescheduleNice());
         assertEquals(64, options.inlineBatch(), "quick calls run on the loop when the worker is idle");
         assertEquals(0, parse("serve", "--inline-batch", "0").inlineBatch(), "every call handed over");
         assertEquals(8080, options.port());
@@ -188,6 +191,9 @@ class ServeCommandTest {
         assertEquals(2, tickLong.status());
         assertTrue(tickLong.err().contains("reschedule-interval") && tickLong.err().contains("100us to 4ms"),
                 tickLong.err());
+        Run tooNice = execute("serve", "--reschedule-nice", "20");
+        assertEquals(2, tooNice.status());
+        assertTrue(tooNice.err().contains("reschedule-nice") && tooNice.err().contains("0..19"), tooNice.err());
     }
 
     /** -1 is not a hidden "auto": unset means 2 x cores, and a bad value is one line on stderr, not the usage. */

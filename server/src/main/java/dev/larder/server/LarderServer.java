@@ -96,7 +96,7 @@ public final class LarderServer implements AutoCloseable {
         this.serverChannel = bound.channel();
         this.rescheduler = options.rescheduleInterval().isZero() ? null
                 : Rescheduler.start(options.rescheduleInterval(), store::backgroundBusy,
-                        ThreadSlice.of(ServerOptions.MIN_SLICE));
+                        ThreadSlice.of(ServerOptions.MIN_SLICE).atNice(options.rescheduleNice()));
     }
 
     /**
@@ -189,7 +189,8 @@ public final class LarderServer implements AutoCloseable {
         String coalesce = options.ioCoalesce().isZero() ? ""
                 : " io-coalesce=" + options.ioCoalesce().toNanos() / 1000 + "us";
         String reschedule = rescheduler == null ? ""
-                : " reschedule-interval=" + options.rescheduleInterval().toNanos() / 1000 + "us";
+                : " reschedule-interval=" + options.rescheduleInterval().toNanos() / 1000 + "us reschedule-nice="
+                        + options.rescheduleNice();
         return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + coalesce + reschedule
                 + " " + pool + " listening on " + security.scheme() + "://" + authority + security.describe();
     }

@@ -7,10 +7,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The EEVDF slice of the calling thread, as the kernel reports it in {@code /proc/thread-self/sched}. */
+/**
+ * The EEVDF slice and the nice value of the calling thread, as the kernel reports them in
+ * {@code /proc/thread-self/sched} and {@code /proc/thread-self/stat}.
+ */
 final class OwnSlice {
 
     private static final Path OWN_SCHED = Path.of("/proc/thread-self/sched");
+    private static final Path OWN_STAT = Path.of("/proc/thread-self/stat");
 
     private OwnSlice() {
     }
@@ -27,6 +31,17 @@ final class OwnSlice {
             throw new UncheckedIOException(e);
         }
         throw new IllegalStateException("no se.slice in " + OWN_SCHED);
+    }
+
+    /** The calling thread's nice value: field 19 of its stat line, counted after the parenthesised name. */
+    static int nice() {
+        try {
+            String stat = Files.readString(OWN_STAT);
+            String[] afterName = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            return Integer.parseInt(afterName[19 - 3]);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Custom slices came with Linux 6.12; the kernel reports each thread's as se.slice. */

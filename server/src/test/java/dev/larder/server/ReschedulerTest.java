@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
@@ -26,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code --reschedule-interval}: the rescheduler wakes at its interval only while the store says its background is
- * at work, asks for the kernel's shortest slice, starts with a server (500 us by default) unless off, and stops with
- * it.
+ * at work, asks for the kernel's shortest slice at the nice it is given (19 by default), starts with a server (500 us
+ * by default) unless off, and stops with it.
  */
 @ExtendWith(LeakDetection.class)
 class ReschedulerTest {
@@ -115,6 +116,50 @@ class ReschedulerTest {
             awaitAtLeast(slice::get, 0);
             assertEquals(ServerOptions.MIN_SLICE.toNanos(), slice.get());
         }
+    }
+
+    @Test
+    void runsAtTheNiceItIsGivenAndAServerGivesItNice19() throws Exception {
+        OwnSlice.assumeCustomSlices();
+        assumeTrue(OwnSlice.nice() == 0, "the test JVM runs niced");
+        AtomicLong nice = new AtomicLong(-1);
+        try (Rescheduler rescheduler = Rescheduler.start(Duration.ofMillis(1), () -> {
+            nice.set(OwnSlice.nice());
+            return false;
+        }, ThreadSlice.of(ServerOptions.MIN_SLICE).atNice(7))) {
+            awaitAtLeast(nice::get, 0);
+            assertEquals(7, nice.get());
+        }
+        AtomicLong serverNice = new AtomicLong(-1);
+        AtomicLong serverSlice = new AtomicLong(-1);
+        try (TestServer larder = new TestServer(dir, o -> o, store -> new ForwardingStore(store) {
+            @Override
+            public boolean backgroundBusy() {
+                if (Thread.currentThread().getName().equals(THREAD_NAME)) {
+                    serverNice.set(OwnSlice.nice());
+                    serverSlice.set(OwnSlice.read());
+                }
+                return super.backgroundBusy();
+            }
+        }, ServerObserver.NOOP)) {
+            awaitAtLeast(serverNice::get, 0);
+            assertEquals(ServerOptions.DEFAULT_RESCHEDULE_NICE, serverNice.get());
+            assertEquals(ServerOptions.MIN_SLICE.toNanos(), serverSlice.get(), "the nice cost it its slice");
+            assertTrue(larder.server.describe().contains("reschedule-nice=19"), larder.server.describe());
+        }
+        assertEquals(0, OwnSlice.nice(), "the test's own thread was reniced");
+    }
+
+    @Test
+    void aNiceOutsideZeroToNineteenIsRefused() {
+        for (int bad : new int[] {-1, 20}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ServerOptions.builder(2).rescheduleNice(bad).build());
+            assertTrue(e.getMessage().contains("reschedule-nice"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> ThreadSlice.KERNEL_DEFAULT.atNice(bad));
+        }
+        ServerOptions.builder(2).rescheduleNice(0).build();
+        ServerOptions.builder(2).rescheduleNice(19).build();
     }
 
     @Test

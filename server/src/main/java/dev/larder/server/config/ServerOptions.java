@@ -37,6 +37,8 @@ import java.util.Objects;
  * @param rescheduleInterval while the store's background threads are at work, a thread of the server wakes this often
  *                           on the core it shares with them, so the scheduler decides again who runs there before
  *                           the kernel's next tick; {@link Duration#ZERO} = never
+ * @param rescheduleNice     the nice value that thread runs at (0-19, never below the server's own): at 19 it still
+ *                           preempts the background threads (nice 19 too) but no longer a busy event loop
  * @param timeoutCheckPeriod how often each connection's read and idle timeouts are checked; {@link Duration#ZERO} =
  *                           a quarter of the shorter timeout, between 10 ms and 1 s. Not a flag: the JIT warm-up
  *                           sets 1 ms so that the check and Netty's timer code are compiled before serving
@@ -64,6 +66,7 @@ public record ServerOptions(
         Duration foregroundSlice,
         Duration ioCoalesce,
         Duration rescheduleInterval,
+        int rescheduleNice,
         Duration timeoutCheckPeriod) {
 
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
@@ -106,6 +109,8 @@ public record ServerOptions(
      * wake-ups (3,300 a second, never idle) pushed the full core over the edge (docs/performance.md, "Session 55").
      */
     public static final Duration DEFAULT_RESCHEDULE_INTERVAL = Duration.ofNanos(500_000);
+    /** {@code --reschedule-nice}'s default. */
+    public static final int DEFAULT_RESCHEDULE_NICE = 19;
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -141,6 +146,7 @@ public record ServerOptions(
                 "off, or 10us to 5ms");
         check(offOrBetween(rescheduleInterval, MIN_RESCHEDULE_INTERVAL, MAX_RESCHEDULE_INTERVAL),
                 "reschedule-interval", rescheduleInterval, "off, or 100us to 4ms");
+        check(rescheduleNice >= 0 && rescheduleNice <= 19, "reschedule-nice", rescheduleNice, "0..19");
         check(!timeoutCheckPeriod.isNegative(), "timeout-check-period", timeoutCheckPeriod, ">= 0");
         check(rejection != RejectionMode.ADAPTIVE || workers > 0, "rejection", rejection.flag(),
                 "not adaptive with --workers 0: there are no workers to limit");
@@ -187,6 +193,7 @@ public record ServerOptions(
         b.foregroundSlice = foregroundSlice;
         b.ioCoalesce = ioCoalesce;
         b.rescheduleInterval = rescheduleInterval;
+        b.rescheduleNice = rescheduleNice;
         b.timeoutCheckPeriod = timeoutCheckPeriod;
         return b;
     }
@@ -225,6 +232,7 @@ public record ServerOptions(
         private Duration foregroundSlice = DEFAULT_FOREGROUND_SLICE;
         private Duration ioCoalesce = DEFAULT_IO_COALESCE;
         private Duration rescheduleInterval = DEFAULT_RESCHEDULE_INTERVAL;
+        private int rescheduleNice = DEFAULT_RESCHEDULE_NICE;
         private Duration timeoutCheckPeriod = Duration.ZERO;
 
         private Builder(int cores) {
@@ -254,13 +262,14 @@ public record ServerOptions(
         public Builder foregroundSlice(Duration v) { foregroundSlice = v; return this; }
         public Builder ioCoalesce(Duration v) { ioCoalesce = v; return this; }
         public Builder rescheduleInterval(Duration v) { rescheduleInterval = v; return this; }
+        public Builder rescheduleNice(int v) { rescheduleNice = v; return this; }
         public Builder timeoutCheckPeriod(Duration v) { timeoutCheckPeriod = v; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
                     maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch,
-                    foregroundSlice, ioCoalesce, rescheduleInterval, timeoutCheckPeriod);
+                    foregroundSlice, ioCoalesce, rescheduleInterval, rescheduleNice, timeoutCheckPeriod);
         }
     }
 }

@@ -10,8 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An EEVDF custom time slice (Linux 6.12+: {@code sched_attr.sched_runtime} of a {@code SCHED_OTHER} thread), which
- * a thread sets on itself when it starts. The slice is how long EEVDF lets a thread run before it may hand the core to
+ * An EEVDF custom time slice (Linux 6.12+: {@code sched_attr.sched_runtime} of a {@code SCHED_OTHER} thread), and
+ * optionally a nice value to run it at, which a thread sets on itself when it starts. The slice is how long EEVDF lets a thread run before it may hand the core to
  * another with an earlier deadline, and how long a running thread is protected from one that wakes; which value serves
  * a server's tail best is a measurement (docs/performance.md, "Session 22": none better than the kernel's here).
  *
@@ -20,29 +20,45 @@ import org.slf4j.LoggerFactory;
  */
 public final class ThreadSlice {
 
-    /** Leave the kernel's own slice alone. */
-    public static final ThreadSlice KERNEL_DEFAULT = new ThreadSlice(Duration.ZERO);
+    public static final int MAX_NICE = 19;
+    private static final int KEEP_NICE = Integer.MIN_VALUE;
 
+    /** Leave the kernel's own slice alone. */
+    public static final ThreadSlice KERNEL_DEFAULT = new ThreadSlice(Duration.ZERO, KEEP_NICE);
     private static final Logger log = LoggerFactory.getLogger(ThreadSlice.class);
 
     private final Duration slice;
+    private final int nice;
     private final AtomicBoolean warned = new AtomicBoolean();
 
-    private ThreadSlice(Duration slice) {
+    private ThreadSlice(Duration slice, int nice) {
         this.slice = slice;
+        this.nice = nice;
     }
 
     /** {@code slice} of zero means the kernel's default; the kernel clamps others to 0.1-100 ms. */
     public static ThreadSlice of(Duration slice) {
-        return slice.isZero() ? KERNEL_DEFAULT : new ThreadSlice(slice);
+        return slice.isZero() ? KERNEL_DEFAULT : new ThreadSlice(slice, KEEP_NICE);
+    }
+
+    /**
+     * This slice at nice {@code nice} (0-19), or at the thread's own nice where that is higher: a thread without
+     * {@code CAP_SYS_NICE} may not raise its priority, and a server started under {@code nice} keeps that.
+     */
+    public ThreadSlice atNice(int nice) {
+        if (nice < 0 || nice > MAX_NICE) {
+            throw new IllegalArgumentException("nice: " + nice + " (expected: 0.." + MAX_NICE + ")");
+        }
+        return new ThreadSlice(slice, nice);
     }
 
     public Duration slice() {
         return slice;
     }
 
+    /** Whether applying it changes nothing: the kernel's slice at the thread's own nice. */
     public boolean isKernelDefault() {
-        return slice.isZero();
+        return slice.isZero() && nice == KEEP_NICE;
     }
 
     /**
@@ -55,7 +71,7 @@ public final class ThreadSlice {
             return true;
         }
         try {
-            SchedSetattr.onCurrentThread(slice.toNanos());
+            SchedSetattr.onCurrentThread(slice.toNanos(), nice);
             return true;
         } catch (LastErrorException e) {
             warnOnce("the kernel refused it (errno " + e.getErrorCode() + ")");
@@ -67,14 +83,15 @@ public final class ThreadSlice {
 
     private void warnOnce(String why) {
         if (warned.compareAndSet(false, true)) {
-            log.warn("cannot set a {} us time slice on {} and its like, keeping the kernel's: {}",
-                    slice.toNanos() / 1000, Thread.currentThread().getName(), why);
+            log.warn("cannot set {} on {} and its like, keeping the kernel's: {}",
+                    this, Thread.currentThread().getName(), why);
         }
     }
 
     @Override
     public String toString() {
-        return isKernelDefault() ? "kernel default" : slice.toNanos() / 1000 + " us";
+        String length = slice.isZero() ? "kernel default" : slice.toNanos() / 1000 + " us";
+        return nice == KEEP_NICE ? length : length + " at nice " + nice;
     }
 
     /** {@code sched_setattr(2)} through libc's {@code syscall}, which glibc does not wrap. */
@@ -94,18 +111,19 @@ public final class ThreadSlice {
             long syscall(long number, Object... args) throws LastErrorException;
         }
 
-        static void onCurrentThread(long runtimeNanos) {
+        /** {@code runtimeNanos} 0 is the kernel's slice; {@code nice} {@link #KEEP_NICE} the thread's own. */
+        static void onCurrentThread(long runtimeNanos, int nice) {
             if (NUMBER < 0) {
                 throw new UnsupportedOperationException("no sched_setattr on " + System.getProperty("os.name")
                         + "/" + System.getProperty("os.arch"));
             }
             // The call sets nice too, and 0 would undo a renice; who = 0 is the calling thread, not the process.
-            int nice = LibC.INSTANCE.getpriority(PRIO_PROCESS, 0);
+            int own = LibC.INSTANCE.getpriority(PRIO_PROCESS, 0);
             try (Memory attr = new Memory(SIZE)) {
                 attr.clear();
                 attr.setInt(0, SIZE);
                 attr.setInt(4, SCHED_OTHER);
-                attr.setInt(16, nice);
+                attr.setInt(16, nice == KEEP_NICE ? own : Math.max(own, nice));
                 attr.setLong(24, runtimeNanos);
                 LibC.INSTANCE.syscall(NUMBER, 0, attr, 0);
             }
