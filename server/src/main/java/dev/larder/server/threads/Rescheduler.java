@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * do this itself with its {@code HRTICK} feature, which is off by default and not a setting a server may change.
  *
  * <p>It only helps where the loops and the background share a core (a server pinned to one), and it costs the core a
- * wake-up per interval, so it sleeps while the background is idle and checks that every {@link #IDLE_CHECK}.
+ * wake-up per interval, so it sleeps while the background is idle and checks that every {@link #IDLE_CHECK}. A server
+ * runs it at nice 19 ({@code --reschedule-nice}): the shortest slice still gives it an earlier deadline than the
+ * nice-19 background threads, but no longer than a busy event loop, which at nice 0 it preempted thousands of times a
+ * second at saturation for nothing (docs/performance.md, "Session 56").
  */
 public final class Rescheduler implements AutoCloseable {
 

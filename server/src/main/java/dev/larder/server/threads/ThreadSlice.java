@@ -11,12 +11,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An EEVDF custom time slice (Linux 6.12+: {@code sched_attr.sched_runtime} of a {@code SCHED_OTHER} thread), and
- * optionally a nice value to run it at, which a thread sets on itself when it starts. The slice is how long EEVDF lets a thread run before it may hand the core to
- * another with an earlier deadline, and how long a running thread is protected from one that wakes; which value serves
- * a server's tail best is a measurement (docs/performance.md, "Session 22": none better than the kernel's here).
+ * optionally a nice value to run it at, which a thread sets on itself when it starts. The slice is how long EEVDF lets
+ * a thread run before it may hand the core to another with an earlier deadline, and how long a running thread is
+ * protected from one that wakes; which value serves a server's tail best is a measurement (docs/performance.md,
+ * "Session 22": none better than the kernel's here). Nice sets the thread's weight: how much of the core it gets
+ * against the others, and so how soon its deadline comes.
  *
  * <p>Where the call is refused (another OS or CPU, an older kernel, a seccomp filter) the thread keeps the kernel's
- * slice and one warning is logged; nothing else depends on it.
+ * slice and its own nice, and one warning is logged; nothing else depends on it.
  */
 public final class ThreadSlice {
 
@@ -25,6 +27,7 @@ public final class ThreadSlice {
 
     /** Leave the kernel's own slice alone. */
     public static final ThreadSlice KERNEL_DEFAULT = new ThreadSlice(Duration.ZERO, KEEP_NICE);
+
     private static final Logger log = LoggerFactory.getLogger(ThreadSlice.class);
 
     private final Duration slice;
