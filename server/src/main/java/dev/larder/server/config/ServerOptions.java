@@ -109,7 +109,11 @@ public record ServerOptions(
      * wake-ups (3,300 a second, never idle) pushed the full core over the edge (docs/performance.md, "Session 55").
      */
     public static final Duration DEFAULT_RESCHEDULE_INTERVAL = Duration.ofNanos(500_000);
-    /** {@code --reschedule-nice}'s default. */
+    /**
+     * {@code --reschedule-nice}'s default: 19. At nice 0 the rescheduler's short slice preempted a busy event loop too,
+     * about 5% of a saturated PUT's CPU; at 19 it still preempts the nice-19 background threads, and over 8 rounds of
+     * the phase run held 38 of 40 phases under 10 ms against 29 of 40 (docs/performance.md, "Session 57").
+     */
     public static final int DEFAULT_RESCHEDULE_NICE = 19;
 
     public ServerOptions {
