@@ -219,7 +219,7 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration rescheduleInterval;
 
-    // 19: over 8 rounds of the phase run 38 of 40 phases held 10 ms against 29 of 40 at nice 0, and a saturated loop is
+    // 19: over 9 rounds of the phase run 43 of 45 phases held 10 ms against 34 of 45 at nice 0, and a saturated loop is
     // no longer preempted for nothing (docs/performance.md, "Session 57").
     @Option(names = "--reschedule-nice", defaultValue = "${env:LARDER_RESCHEDULE_NICE:-19}",
             description = "The nice value that thread runs at, 0-19 (never below the server's own): at 19 it hands "

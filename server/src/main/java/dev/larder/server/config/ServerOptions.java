@@ -111,8 +111,8 @@ public record ServerOptions(
     public static final Duration DEFAULT_RESCHEDULE_INTERVAL = Duration.ofNanos(500_000);
     /**
      * {@code --reschedule-nice}'s default: 19. At nice 0 the rescheduler's short slice preempted a busy event loop too,
-     * about 5% of a saturated PUT's CPU; at 19 it still preempts the nice-19 background threads, and over 8 rounds of
-     * the phase run held 38 of 40 phases under 10 ms against 29 of 40 (docs/performance.md, "Session 57").
+     * about 5% of a saturated PUT's CPU; at 19 it still preempts the nice-19 background threads, and over 9 rounds of
+     * the phase run held 43 of 45 phases under 10 ms against 34 of 45 (docs/performance.md, "Session 57").
      */
     public static final int DEFAULT_RESCHEDULE_NICE = 19;
 
