@@ -14,6 +14,7 @@
 #   PHASE=5s WARMUP=5s CAPACITY=5s bench/tail.sh   # a quick look
 #   SUSTAINABLE=1 bench/tail.sh                    # + the sustainable rate of PUT and GET (HOLD=60s, BISECT=5),
 #                                                  #   and the same search against nginx (NGINX_SUSTAINABLE=0: not)
+#   SUSTAINABLE=1 SUSTAINABLE_OPS=get bench/tail.sh # GET's alone (or put): half the search's 20 minutes
 #   LARGE=1 bench/tail.sh                          # prefill KEYS=10000000 keys, then GET at 50% of capacity
 #   ROUNDS=3 bench/tail.sh                         # fresh server each round, then the medians
 #   NGINX_OWN=0 bench/tail.sh                      # without the control (nginx at 75% of ITS OWN capacity, ~3 min)
@@ -36,6 +37,7 @@ ROUNDS=${ROUNDS:-1}
 LARGE=${LARGE:-0}
 KEYS=${KEYS:-10000000}
 SUSTAINABLE=${SUSTAINABLE:-0}
+SUSTAINABLE_OPS=${SUSTAINABLE_OPS:-get,put}
 # The control: the same phases against nginx at LOAD x nginx's own closed-loop capacities. On this kind of machine
 # nginx itself misses the SLO at 75% of its own capacity (docs/performance.md, "Session 43"), so a missed phase is
 # read against it. Not with LARGE=1, whose one GET phase follows a prefill nginx does not have.
@@ -66,7 +68,7 @@ if [ "$LARGE" = 1 ]; then
   mode=(--prefill --keys "$KEYS" --phases get --phase-duration "$PHASE" --load 0.5)
 fi
 if [ "$SUSTAINABLE" = 1 ]; then
-  mode+=(--sustainable --hold "$HOLD" --bisect "$BISECT")
+  mode+=(--sustainable --sustainable-ops "$SUSTAINABLE_OPS" --hold "$HOLD" --bisect "$BISECT")
   [ "$NGINX_SUSTAINABLE" = 1 ] && mode+=(--nginx-sustainable)
 fi
 if [ "$NGINX_OWN" = 1 ] && [ "$LARGE" != 1 ]; then
@@ -77,7 +79,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 echo "# $(date -u +%FT%TZ) bench/tail.sh $*"
 echo "# env: WARMUP=$WARMUP CAPACITY=$CAPACITY PHASE=$PHASE LOAD=$LOAD ROUNDS=$ROUNDS LARGE=$LARGE KEYS=$KEYS" \
-  "NGINX_OWN=$NGINX_OWN NGINX_SUSTAINABLE=$NGINX_SUSTAINABLE SUSTAINABLE=$SUSTAINABLE HOLD=$HOLD BISECT=$BISECT" \
+  "NGINX_OWN=$NGINX_OWN NGINX_SUSTAINABLE=$NGINX_SUSTAINABLE SUSTAINABLE=$SUSTAINABLE SUSTAINABLE_OPS=$SUSTAINABLE_OPS HOLD=$HOLD BISECT=$BISECT" \
   "SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU OUT=$OUT"
 echo "# build: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo '+dirty')," \
   "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -84,7 +84,7 @@ public final class TailBench {
                 // data its capacity was measured on, most of it never read and so not in the block cache: GETs at
                 // half the capacity missed the cache 38-66k times a second (docs/performance.md, session 31). A GET
                 // search's own write phases add 3 M keys each at 100k/s, as the phases' writes do.
-                for (TailPhase op : List.of(TailPhase.GET, TailPhase.PUT)) {
+                for (TailPhase op : tail.sustainableOps()) {
                     sustainable.add(SustainableSearch.find(session, tail, server.url(), server.label(), encoder,
                             putCursor, op, capacity(op, capacities), capacities[0], () -> awaitCompactions(server,
                                     "sustainable trial", out), out));
@@ -140,7 +140,7 @@ public final class TailBench {
     }
 
     /**
-     * The control for the breakdown target: the same sustainable search against nginx, GET then PUT, each bisected
+     * The control for the breakdown target: the same sustainable search against nginx, of the same ops, each bisected
      * between 0 and nginx's own closed-loop capacity of that op, every trial after the same write phase as the
      * server's (PUT at {@code --load} of the server's PUT capacity). On this 2-core machine the generator and the
      * host's wake-ups limit what any server holds for a minute: nginx {@code return 200} held 60.8k GET/s (0.66x its
@@ -149,10 +149,11 @@ public final class TailBench {
      */
     private List<TailResult.SustainableResult> nginxSustainable(URI nginx, RequestEncoder encoder, AtomicLong cursor,
                                                                 double getCapacity, double serverPutCapacity) {
-        RunResult put = capacityOf(nginx, "nginx", encoder, cursor, TailPhase.PUT, "nginx ");
+        RunResult put = tail.sustainableOps().contains(TailPhase.PUT)
+                ? capacityOf(nginx, "nginx", encoder, cursor, TailPhase.PUT, "nginx ") : null;
         out.println("  nginx " + nginx + ": the same sustainable search, after the same write phases ...");
         List<TailResult.SustainableResult> found = new ArrayList<>();
-        for (TailPhase op : List.of(TailPhase.GET, TailPhase.PUT)) {
+        for (TailPhase op : tail.sustainableOps()) {
             found.add(SustainableSearch.find(session, tail, nginx, "nginx", encoder, cursor, op,
                     op == TailPhase.GET ? getCapacity : put.achievedRate(), serverPutCapacity, () -> { }, out));
         }

@@ -2,6 +2,7 @@ package dev.larder.bench;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -32,11 +33,30 @@ import java.util.Map;
  * @param nginxSustainable with {@code nginx} and {@code sustainable}: also run the sustainable search against nginx,
  *                         between 0 and its own closed-loop capacities, after the same write phases. The breakdown
  *                         point this machine and generator allow a server that does no work, measured the same way
+ * @param sustainableOps   with {@code sustainable}: the ops searched (GET, PUT or both), in the order they are searched,
+ *                         GET first; one op alone halves a search of about 20 minutes, for comparing two builds or
+ *                         two modes on the op in question
  */
 public record TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
                           List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
                           URI nginx, boolean sustainable, Duration hold, int bisectSteps,
-                          Map<TailPhase, Long> rates, boolean nginxOwnLoad, boolean nginxSustainable) {
+                          Map<TailPhase, Long> rates, boolean nginxOwnLoad, boolean nginxSustainable,
+                          List<TailPhase> sustainableOps) {
+
+    /**
+     * What {@code --sustainable} searches unless told otherwise, in its order: GET first, because a PUT search's holds
+     * add tens of millions of keys a GET search would then run on (docs/performance.md, session 31).
+     */
+    public static final List<TailPhase> SUSTAINABLE_OPS = List.of(TailPhase.GET, TailPhase.PUT);
+
+    /** Both ops searched when {@code sustainable}. */
+    public TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
+                       List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
+                       URI nginx, boolean sustainable, Duration hold, int bisectSteps, Map<TailPhase, Long> rates,
+                       boolean nginxOwnLoad, boolean nginxSustainable) {
+        this(warmup, capacityDuration, phaseDuration, load, phases, mix, slo, switchWindow, nginx, sustainable, hold,
+                bisectSteps, rates, nginxOwnLoad, nginxSustainable, SUSTAINABLE_OPS);
+    }
 
     /** Every phase at {@code load} x its op's measured capacity. */
     public TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
@@ -109,6 +129,37 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
         if (bisectSteps < 1 || bisectSteps > 20) {
             throw new IllegalArgumentException("bisect: " + bisectSteps + " (expected: 1..20)");
         }
+        sustainableOps = searchOrder(sustainableOps);
+    }
+
+    /** Parses {@code get}, {@code put} or {@code get,put} (either order; searched GET first). */
+    public static List<TailPhase> parseSustainableOps(String text) {
+        List<TailPhase> ops = new ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            String name = part.trim();
+            TailPhase op = SUSTAINABLE_OPS.stream().filter(o -> o.flag().equalsIgnoreCase(name)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("sustainable-ops: '" + name
+                            + "' (expected: get, put or get,put)"));
+            ops.add(op);
+        }
+        return ops;
+    }
+
+    /** {@code ops} in the order {@link #SUSTAINABLE_OPS} gives them; each of GET and PUT at most once, nothing else. */
+    private static List<TailPhase> searchOrder(List<TailPhase> ops) {
+        String expected = " (expected: get, put or get,put)";
+        if (ops == null || ops.isEmpty()) {
+            throw new IllegalArgumentException("sustainable-ops: empty" + expected);
+        }
+        for (TailPhase op : ops) {
+            if (!SUSTAINABLE_OPS.contains(op)) {
+                throw new IllegalArgumentException("sustainable-ops: " + op.flag() + expected);
+            }
+            if (ops.indexOf(op) != ops.lastIndexOf(op)) {
+                throw new IllegalArgumentException("sustainable-ops: " + op.flag() + " twice" + expected);
+            }
+        }
+        return SUSTAINABLE_OPS.stream().filter(ops::contains).toList();
     }
 
     private static void positive(String name, Duration d) {
@@ -186,7 +237,14 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
                         + "mix=%s slo=%s switch-window=%s nginx=%s sustainable=%s hold=%s bisect=%d%s",
                 seconds(warmup), seconds(capacityDuration), seconds(phaseDuration), load, p, mixText(),
                 slo.describe(), seconds(switchWindow), nginx, sustainable, seconds(hold), bisectSteps, ratesText())
+                + (sustainable && !sustainableOps.equals(SUSTAINABLE_OPS) ? " sustainable-ops=" + opsText() : "")
                 + (nginxOwnLoad ? " nginx-own-load=true" : "") + (nginxSustainable ? " nginx-sustainable=true" : "");
+    }
+
+    private String opsText() {
+        StringBuilder sb = new StringBuilder();
+        sustainableOps.forEach(op -> sb.append(sb.length() == 0 ? "" : ",").append(op.flag()));
+        return sb.toString();
     }
 
     private String ratesText() {

@@ -198,6 +198,55 @@ class TailBenchTest {
     }
 
     @Test
+    void aSearchOfOneOpSearchesThatOpAloneOnTheServerAndOnNginx() throws IOException {
+        try (StubServer larder = StubServer.serial(1000); StubServer nginx = StubServer.serial(250)) {
+            TailOptions tail = new TailOptions(Duration.ZERO, Duration.ofMillis(700), Duration.ofSeconds(1), 0.5,
+                    TailPhase.parseList("put"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
+                    Duration.ofSeconds(1), nginx.url(), true, Duration.ofSeconds(1), 1, null, false, true,
+                    TailOptions.parseSustainableOps("get"));
+            TailResult r = run(larder, tail);
+
+            assertEquals(List.of(TailPhase.GET),
+                    r.sustainable().stream().map(TailResult.SustainableResult::op).toList());
+            assertEquals(List.of(TailPhase.GET),
+                    r.nginxSustainable().stream().map(TailResult.SustainableResult::op).toList());
+            assertEquals(1, r.sustainable(TailPhase.GET).trials().size(), "one bisection step");
+            assertTrue(r.sustainable(TailPhase.GET).trials().get(0).result().completed() > 0, "the GET hold ran");
+            String t = output();
+            assertFalse(t.contains("nginx capacity PUT (closed loop)"), "nginx's PUT capacity serves no search: " + t);
+            assertTrue(t.contains("  GET  sustainable "), t);
+            assertFalse(t.contains("  PUT  sustainable "), t);
+            assertTrue(Files.readString(dir.resolve("tail.json")).contains("sustainable-ops=get"));
+            assertTrue(Files.readString(dir.resolve("report").resolve("index.html"))
+                    .contains("<td>not searched (--sustainable-ops)</td>"), "PUT's row says it was left out");
+        }
+    }
+
+    @Test
+    void sustainableOpsAreGetOrPutEachOnceAndSearchedGetFirst() {
+        assertEquals(List.of(TailPhase.PUT, TailPhase.GET), TailOptions.parseSustainableOps("put, get"));
+        TailOptions putFirst = new TailOptions(Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5,
+                List.of(TailPhase.PUT), Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1),
+                null, true, Duration.ofSeconds(1), 5, null, false, false, List.of(TailPhase.PUT, TailPhase.GET));
+        assertEquals(List.of(TailPhase.GET, TailPhase.PUT), putFirst.sustainableOps());
+        assertFalse(putFirst.describe().contains("sustainable-ops"), "both ops is the default: " + putFirst.describe());
+        assertEquals(List.of(TailPhase.GET, TailPhase.PUT), tail(0.5, true, null).sustainableOps());
+        IllegalArgumentException mix = assertThrows(IllegalArgumentException.class,
+                () -> TailOptions.parseSustainableOps("get,mix"));
+        assertEquals("sustainable-ops: 'mix' (expected: get, put or get,put)", mix.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TailOptions.parseSustainableOps(""));
+        assertThrows(IllegalArgumentException.class, () -> TailOptions.parseSustainableOps("get,"));
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> new TailOptions(
+                Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, List.of(TailPhase.PUT),
+                Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1), null, true,
+                Duration.ofSeconds(1), 5, null, false, false, TailOptions.parseSustainableOps("get,get")));
+        assertEquals("sustainable-ops: get twice (expected: get, put or get,put)", twice.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new TailOptions(Duration.ZERO, Duration.ofSeconds(1),
+                Duration.ofSeconds(1), 0.5, List.of(TailPhase.PUT), Workload.parseMix("get=1"), Slo.parse("p99=10ms"),
+                Duration.ofSeconds(1), null, true, Duration.ofSeconds(1), 5, null, false, false, List.of()));
+    }
+
+    @Test
     void nginxsSustainableSearchNeedsNginxAndTheSearch() {
         IllegalArgumentException noNginx = assertThrows(IllegalArgumentException.class, () -> new TailOptions(
                 Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, List.of(TailPhase.PUT),

@@ -218,6 +218,11 @@ public final class BenchCommand implements Callable<Integer> {
                         + "SLO for --hold right after a write phase, by bisection between 0 and the capacity.")
         boolean sustainable;
 
+        @Option(names = "--sustainable-ops", paramLabel = "OPS", defaultValue = "get,put",
+                description = "With --sustainable: the ops to search, get, put or both, GET first either way; one "
+                        + "alone halves the search, to compare two builds or modes on it (default: ${DEFAULT-VALUE}).")
+        String sustainableOps;
+
         @Option(names = "--hold", defaultValue = "60s",
                 description = "How long a rate must hold the SLO to be sustainable (default: ${DEFAULT-VALUE}).")
         Duration hold;
@@ -237,12 +242,16 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--workload: the phases choose the requests "
                         + "(see --phases, and --mix for the MIX phase)");
             }
+            if (!sustainable && spec.commandLine().getParseResult().hasMatchedOption("--sustainable-ops")) {
+                throw new ParameterException(spec.commandLine(), "--sustainable-ops: needs --sustainable (the search "
+                        + "it narrows)");
+            }
             TailOptions tail;
             try {
                 tail = new TailOptions(warmup, capacityDuration, phaseDuration, load, TailPhase.parseList(phases),
                         Workload.parseMix(flags.mix != null ? flags.mix : "get=90,put=10"), slo.parse(), switchWindow,
                         nginx, sustainable, hold, bisect, rates == null ? null : TailOptions.parseRates(rates),
-                        nginxOwnLoad, nginxSustainable);
+                        nginxOwnLoad, nginxSustainable, TailOptions.parseSustainableOps(sustainableOps));
             } catch (IllegalArgumentException e) {
                 throw CommandSupport.invalid(spec, e);
             }

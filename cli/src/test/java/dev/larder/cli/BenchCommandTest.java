@@ -61,6 +61,10 @@ class BenchCommandTest {
         assertEquals(2, run("bench", "tail", "--nginx-sustainable", "--nginx", "http://127.0.0.1:2",
                 "http://127.0.0.1:1"));
         assertTrue(err.toString().contains("nginx-sustainable: needs --nginx URL and --sustainable"), err.toString());
+        assertEquals(2, run("bench", "tail", "--sustainable-ops", "get", "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("--sustainable-ops: needs --sustainable"), err.toString());
+        assertEquals(2, run("bench", "tail", "--sustainable", "--sustainable-ops", "mix", "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("sustainable-ops: 'mix' (expected: get, put or get,put)"), err.toString());
         assertEquals(2, run("bench", "-R", "10", "--profile", "gpu", "http://127.0.0.1:1"));
         assertEquals(2, run("bench", "-R", "10", "ftp://127.0.0.1:1"));
         assertEquals(2, run("bench", "-R", "10"));
