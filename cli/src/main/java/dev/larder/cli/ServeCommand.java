@@ -12,6 +12,7 @@ import dev.larder.server.admin.MetricsEndpoint;
 import dev.larder.server.admin.ProfileEndpoint;
 import dev.larder.server.admin.ReadyEndpoint;
 import dev.larder.server.config.LimitAlgorithm;
+import dev.larder.server.config.MissReads;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
@@ -226,6 +227,15 @@ public final class ServeCommand implements Callable<Integer> {
                     + "the core from a flush or compaction back to an event loop but does not preempt a busy loop "
                     + "(default: ${DEFAULT-VALUE}).")
     int rescheduleNice;
+
+    // auto: a server whose workers share the event loop's one CPU read misses on the loop; at the switch from PUT to
+    // GET the hand-offs of misses took the loop 160-240 ms a second (docs/performance.md, "Session 59").
+    @Option(names = "--miss-reads", defaultValue = "${env:LARDER_MISS_READS:-auto}", converter = MissReadsConverter.class,
+            description = "Where a GET the block cache cannot answer is read: loop (the event loop reads it, while "
+                    + "such reads come from the page cache; after 8 slower than 500us within a second, the next "
+                    + "second's go to the workers), workers, or auto: loop when the server may use no more CPUs than it has event "
+                    + "loops, as when pinned to one core (default: ${DEFAULT-VALUE}).")
+    MissReads missReads;
 
     @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",
             fallbackValue = "true", arity = "0..1",
@@ -508,6 +518,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .ioCoalesce(ioCoalesce)
                     .rescheduleInterval(rescheduleInterval)
                     .rescheduleNice(rescheduleNice)
+                    .missReads(missReads)
                     .maxQueueDelay(maxQueueDelay)
                     .maxValueSize(toInt("--max-value-size", maxValueSize))
                     .maxRequestLine(toInt("--max-request-line", maxRequestLine))
@@ -557,6 +568,13 @@ public final class ServeCommand implements Callable<Integer> {
         @Override
         public BlockCacheType convert(String value) {
             return BlockCacheType.fromFlag(value);
+        }
+    }
+
+    static final class MissReadsConverter implements picocli.CommandLine.ITypeConverter<MissReads> {
+        @Override
+        public MissReads convert(String value) {
+            return MissReads.fromFlag(value);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.MissReads;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.server.config.TransportKind;
@@ -50,7 +51,7 @@ class ServeCommandTest {
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=",
                 "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
                 "--background-priority", "--foreground-slice", "--io-coalesce", "--reschedule-interval",
-                "--reschedule-nice",
+                "--reschedule-nice", "--miss-reads",
                 "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
@@ -67,7 +68,7 @@ class ServeCommandTest {
         ServerOptions options = parse("serve", "--workers", "0", "--queue-size", "256", "--rejection",
                 "discard-oldest", "--max-queue-delay", "50ms", "--transport", "nio", "--max-value-size", "1MiB",
                 "--port", "9999", "--io-threads", "3", "--foreground-slice", "4ms", "--io-coalesce", "200us",
-                "--reschedule-interval", "1ms", "--reschedule-nice", "5");
+                "--reschedule-interval", "1ms", "--reschedule-nice", "5", "--miss-reads", "workers");
         assertEquals(0, options.workers());
         assertTrue(options.synchronous());
         assertEquals(256, options.queueSize());
@@ -81,6 +82,8 @@ class ServeCommandTest {
         assertEquals(Duration.ofNanos(200_000), options.ioCoalesce());
         assertEquals(Duration.ofMillis(1), options.rescheduleInterval());
         assertEquals(5, options.rescheduleNice());
+        assertEquals(MissReads.WORKERS, options.missReads());
+        assertEquals(MissReads.LOOP, parse("serve", "--miss-reads", "loop").missReads());
         assertEquals(Duration.ZERO, parse("serve", "--reschedule-interval", "off").rescheduleInterval());
     }
 
@@ -97,6 +100,7 @@ class ServeCommandTest {
         assertEquals(Duration.ZERO, options.ioCoalesce(), "the loops block at once");
         assertEquals(ServerOptions.DEFAULT_RESCHEDULE_INTERVAL, options.rescheduleInterval());
         assertEquals(ServerOptions.DEFAULT_RESCHEDULE_NICE, options.rescheduleNice());
+        assertEquals(MissReads.AUTO, options.missReads(), "on the loop where the workers have no CPU of their own");
         assertEquals(64, options.inlineBatch(), "quick calls run on the loop when the worker is idle");
         assertEquals(0, parse("serve", "--inline-batch", "0").inlineBatch(), "every call handed over");
         assertEquals(8080, options.port());
@@ -191,6 +195,10 @@ class ServeCommandTest {
         assertEquals(2, tickLong.status());
         assertTrue(tickLong.err().contains("reschedule-interval") && tickLong.err().contains("100us to 4ms"),
                 tickLong.err());
+        Run badMissReads = execute("serve", "--miss-reads", "disk");
+        assertEquals(2, badMissReads.status());
+        assertTrue(badMissReads.err().contains("--miss-reads") && badMissReads.err().contains("auto, loop, workers"),
+                badMissReads.err());
         Run tooNice = execute("serve", "--reschedule-nice", "20");
         assertEquals(2, tooNice.status());
         assertTrue(tooNice.err().contains("reschedule-nice") && tooNice.err().contains("0..19"), tooNice.err());

@@ -1,5 +1,6 @@
 package dev.larder.server;
 
+import dev.larder.server.config.MissReads;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerOptions;
@@ -181,7 +182,9 @@ public final class LarderServer implements AutoCloseable {
                         + (options.rejection() == RejectionMode.ADAPTIVE
                                 ? " limit-algorithm=" + options.limitAlgorithm().flag() : "")
                         + (options.maxQueueDelay().isZero() ? "" : " max-queue-delay=" + options.maxQueueDelay())
-                        + " inline-batch=" + options.inlineBatch();
+                        + " inline-batch=" + options.inlineBatch()
+                        + " miss-reads=" + (context.loopMissReads.enabled() ? "loop" : "workers")
+                        + (options.missReads() == MissReads.AUTO ? " (auto)" : "");
         InetSocketAddress address = localAddress();
         String host = address.getHostString();
         // An IPv6 literal needs brackets in a URL, or the port cannot be told from the address.

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.MissReads;
+import dev.larder.server.context.LoopMissReads;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.storage.MemoryLookup;
@@ -44,12 +46,25 @@ class InlineBatchTest {
     private final CountDownLatch gateEntered = new CountDownLatch(1);
     private final CountDownLatch gateOpen = new CountDownLatch(1);
 
+    /**
+     * Where misses are read. Workers unless a test says otherwise: {@code auto} would depend on the CPUs of the machine
+     * running the test.
+     */
+    private MissReads missReads = MissReads.WORKERS;
+
+    /** Keys whose full read ({@code get}) takes longer than a page-cache read, as a disk's would. */
+    private final Set<String> slowReads = ConcurrentHashMap.newKeySet();
+    private final List<Boolean> loopMissReads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private TestServer start(int inlineBatch) {
-        return new TestServer(dir, o -> o.ioThreads(1).workers(1).inlineBatch(inlineBatch),
+        return new TestServer(dir, o -> o.ioThreads(1).workers(1).inlineBatch(inlineBatch).missReads(missReads),
                 s -> new ForwardingStore(s) {
                     @Override
                     public byte[] get(byte[] key) {
                         storeThreads.add(Thread.currentThread().getName());
+                        if (slowReads.contains(new String(key, StandardCharsets.UTF_8))) {
+                            sleepPastTheMissReadBound();
+                        }
                         return super.get(key);
                     }
 
@@ -95,7 +110,20 @@ class InlineBatchTest {
                     public void workerRun(int tasks) {
                         workerRuns.incrementAndGet();
                     }
+
+                    @Override
+                    public void missReadOnLoop(boolean slow) {
+                        loopMissReads.add(slow);
+                    }
                 });
+    }
+
+    private static void sleepPastTheMissReadBound() {
+        try {
+            Thread.sleep(ServerOptions.MISS_READ_BOUND.toMillis() + 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void holdTheLoop() {
@@ -114,6 +142,10 @@ class InlineBatchTest {
     }
 
     private void putThenGetOneAtATime(TestServer larder) throws Exception {
+        putThenGetOneAtATime(larder, 5);
+    }
+
+    private void putThenGetOneAtATime(TestServer larder, int keys) throws Exception {
         // The pool starts its worker's thread with an empty task; a request arriving while that task is still queued
         // finds the worker busy and goes to it. That race is the thread's start, not what is checked here: wait until
         // the task's run has begun (the rest of it is a few instructions, against a request's round trip).
@@ -123,7 +155,7 @@ class InlineBatchTest {
         }
         assertTrue(workerRuns.get() > 0, "the worker's thread never ran its start task");
         try (RawHttp c = larder.connect()) {
-            for (int i = 0; i < 5; i++) {
+            for (int i = 0; i < keys; i++) {
                 assertEquals(201, c.exchange("PUT", "/v0/entity?id=k" + i, "v" + i).status());
                 RawHttp.Response got = c.exchange("GET", "/v0/entity?id=k" + i, null);
                 assertEquals(200, got.status());
@@ -155,6 +187,40 @@ class InlineBatchTest {
         assertRunsPerRequest(4);
         assertTrue(storeThreads.stream().anyMatch(t -> t.startsWith("larder-worker"))
                 && storeThreads.stream().anyMatch(t -> t.startsWith("larder-io")), "threads: " + storeThreads);
+    }
+
+    @Test
+    void withMissReadsOnTheLoopAGetMemoryCannotAnswerIsReadOnTheLoop() throws Exception {
+        missReads = MissReads.LOOP;
+        slowKeys.add("k0");
+        slowKeys.add("k1");
+        try (TestServer larder = start(4)) {
+            putThenGetOneAtATime(larder);
+        }
+        // The PUTs of k0 and k1 still go to the worker (a write that would wait); their GETs are read on the loop.
+        assertEquals(10 - 2, ranOnLoop.get(), "all but the two PUTs that would wait");
+        assertEquals(List.of(false, false), loopMissReads, "two misses read on the loop, neither slow");
+        assertRunsPerRequest(2);
+    }
+
+    @Test
+    void slowMissReadsOnTheLoopSendTheNextMissesToTheWorker() throws Exception {
+        missReads = MissReads.LOOP;
+        int slow = LoopMissReads.SLOW_READS;
+        for (int i = 0; i < slow; i++) {
+            slowKeys.add("k" + i);
+            slowReads.add("k" + i);
+        }
+        slowKeys.add("k" + slow);
+        try (TestServer larder = start(4)) {
+            putThenGetOneAtATime(larder, slow + 1);
+        }
+        // k0.. were read on the loop, each longer than MISS_READ_BOUND: a disk's reads. The last miss, well within the
+        // back-off after them (it follows at once), went to the worker, as with --miss-reads workers.
+        assertEquals(java.util.Collections.nCopies(slow, true), loopMissReads, "each slow miss read on the loop");
+        assertEquals(2 * (slow + 1) - (slow + 2), ranOnLoop.get(),
+                "all but the PUTs that would wait and the last miss ran on the loop");
+        assertRunsPerRequest(slow + 2);
     }
 
     @Test

@@ -30,6 +30,12 @@ public interface ServerObserver {
      */
     default void ranOnEventLoop() { }
 
+    /**
+     * The event loop read a GET the block cache could not answer itself ({@code --miss-reads}); {@code slow}: it took
+     * longer than a page-cache read (enough of those send such reads to the workers for a while).
+     */
+    default void missReadOnLoop(boolean slow) { }
+
     /** A storage operation ({@code get}, {@code put}, {@code delete}, {@code range}) took this long. */
     default void storageCall(String operation, long nanos, boolean success) { }
 

@@ -39,6 +39,9 @@ import java.util.Objects;
  *                           the kernel's next tick; {@link Duration#ZERO} = never
  * @param rescheduleNice     the nice value that thread runs at (0-19, never below the server's own): at 19 it still
  *                           preempts the background threads (nice 19 too) but no longer a busy event loop
+ * @param missReads          where a GET the block cache cannot answer is read, in the async mode: on the event loop
+ *                           or by a worker ({@link MissReads#AUTO}: on the loop when the workers have no CPU of
+ *                           their own)
  * @param timeoutCheckPeriod how often each connection's read and idle timeouts are checked; {@link Duration#ZERO} =
  *                           a quarter of the shorter timeout, between 10 ms and 1 s. Not a flag: the JIT warm-up
  *                           sets 1 ms so that the check and Netty's timer code are compiled before serving
@@ -67,6 +70,7 @@ public record ServerOptions(
         Duration ioCoalesce,
         Duration rescheduleInterval,
         int rescheduleNice,
+        MissReads missReads,
         Duration timeoutCheckPeriod) {
 
     /** Netty's {@code SingleThreadEventExecutor} never bounds a queue below this. */
@@ -115,6 +119,22 @@ public record ServerOptions(
      * the phase run held 43 of 45 phases under 10 ms against 34 of 45 (docs/performance.md, "Session 57").
      */
     public static final int DEFAULT_RESCHEDULE_NICE = 19;
+    /**
+     * {@code --miss-reads}' default: {@link MissReads#AUTO}. With the workers on the loop's one CPU, every GET that
+     * missed the block cache after a write phase cost a hand-off (two context switches and a wake-up each way on the
+     * same core) on top of its read from the page cache: at the switch from PUT to GET at 80k/s the workers ran
+     * 3,500-6,400 times a second for 120-220 ms of the core, the loop waited for them 160-240 ms a second, and the
+     * GET breakdown point was 0.93x the sync mode's (docs/performance.md, "Session 59").
+     */
+    public static final MissReads DEFAULT_MISS_READS = MissReads.AUTO;
+    /**
+     * A read of a table file that took longer than this on the loop came from a device, not the page cache (a 4 KiB
+     * block from memory, decompressed, takes 5-20 us here; a read from an SSD 80 us and more, waits behind the
+     * background's slices included): {@link MissReads#LOOP} hands misses to the workers for
+     * {@link #MISS_READ_BACKOFF} once several such reads came within one.
+     */
+    public static final Duration MISS_READ_BOUND = Duration.ofNanos(500_000);
+    public static final Duration MISS_READ_BACKOFF = Duration.ofSeconds(1);
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -129,6 +149,7 @@ public record ServerOptions(
         Objects.requireNonNull(ioCoalesce, "ioCoalesce");
         Objects.requireNonNull(rescheduleInterval, "rescheduleInterval");
         Objects.requireNonNull(timeoutCheckPeriod, "timeoutCheckPeriod");
+        Objects.requireNonNull(missReads, "missReads");
         check(port >= 0 && port <= 65535, "port", port, "0..65535");
         check(ioThreads > 0, "io-threads", ioThreads, "> 0");
         check(workers >= 0, "workers", workers, ">= 0");
@@ -198,6 +219,7 @@ public record ServerOptions(
         b.ioCoalesce = ioCoalesce;
         b.rescheduleInterval = rescheduleInterval;
         b.rescheduleNice = rescheduleNice;
+        b.missReads = missReads;
         b.timeoutCheckPeriod = timeoutCheckPeriod;
         return b;
     }
@@ -237,6 +259,7 @@ public record ServerOptions(
         private Duration ioCoalesce = DEFAULT_IO_COALESCE;
         private Duration rescheduleInterval = DEFAULT_RESCHEDULE_INTERVAL;
         private int rescheduleNice = DEFAULT_RESCHEDULE_NICE;
+        private MissReads missReads = DEFAULT_MISS_READS;
         private Duration timeoutCheckPeriod = Duration.ZERO;
 
         private Builder(int cores) {
@@ -267,13 +290,15 @@ public record ServerOptions(
         public Builder ioCoalesce(Duration v) { ioCoalesce = v; return this; }
         public Builder rescheduleInterval(Duration v) { rescheduleInterval = v; return this; }
         public Builder rescheduleNice(int v) { rescheduleNice = v; return this; }
+        public Builder missReads(MissReads v) { missReads = v; return this; }
         public Builder timeoutCheckPeriod(Duration v) { timeoutCheckPeriod = v; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
                     maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch,
-                    foregroundSlice, ioCoalesce, rescheduleInterval, rescheduleNice, timeoutCheckPeriod);
+                    foregroundSlice, ioCoalesce, rescheduleInterval, rescheduleNice, missReads,
+                    timeoutCheckPeriod);
         }
     }
 }

@@ -17,6 +17,7 @@ public final class ServerContext {
     public final Store store;
     public final Offload offload;
     public final ServerObserver observer;
+    public final LoopMissReads loopMissReads;
     private final RateLimitedLog storageErrors;
     private final long maxQueueDelayNanos;
     private volatile boolean shuttingDown;
@@ -26,6 +27,7 @@ public final class ServerContext {
         this.store = store;
         this.offload = offload;
         this.observer = observer;
+        this.loopMissReads = LoopMissReads.of(options, Runtime.getRuntime().availableProcessors());
         this.storageErrors = new RateLimitedLog(LoggerFactory.getLogger("dev.larder.storage-errors"), 1_000_000_000L);
         this.maxQueueDelayNanos = options.maxQueueDelay().toNanos();
     }

@@ -47,12 +47,22 @@ public final class MicrometerObserver implements ServerObserver {
     private final Counter[][] rejections = new Counter[RejectionMode.values().length][RejectReason.values().length];
     private final Counter connectionsOpened;
     private final Counter ranOnEventLoop;
+    private final Counter missReadsOnLoop;
+    private final Counter slowMissReadsOnLoop;
 
     public MicrometerObserver(MeterRegistry registry) {
         this.registry = registry;
         this.queueWait = latencyTimer("larder.queue.wait", HISTOGRAM_MIN)
                 .description("Time a request waited between being accepted and a worker (or, inline, its event loop) "
                         + "starting it")
+                .register(registry);
+        this.missReadsOnLoop = Counter.builder("larder.loop.miss.reads")
+                .description("GETs the block cache could not answer that the event loop read from a table file "
+                        + "itself (--miss-reads) instead of handing them to a worker")
+                .register(registry);
+        this.slowMissReadsOnLoop = Counter.builder("larder.loop.miss.reads.slow")
+                .description("Of those, reads slower than a page-cache read: 8 within a second send the next "
+                        + "second's misses to the workers")
                 .register(registry);
         this.serviceTime = latencyTimer("larder.service.time", HISTOGRAM_MIN)
                 .description("Time a worker (or, inline, the event loop) spent on a request, from starting it to "
@@ -104,6 +114,14 @@ public final class MicrometerObserver implements ServerObserver {
     @Override
     public void ranOnEventLoop() {
         ranOnEventLoop.increment();
+    }
+
+    @Override
+    public void missReadOnLoop(boolean slow) {
+        missReadsOnLoop.increment();
+        if (slow) {
+            slowMissReadsOnLoop.increment();
+        }
     }
 
     @Override
