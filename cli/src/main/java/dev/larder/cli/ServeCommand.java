@@ -229,12 +229,13 @@ public final class ServeCommand implements Callable<Integer> {
     int rescheduleNice;
 
     // auto: a server whose workers share the event loop's one CPU read misses on the loop; at the switch from PUT to
-    // GET the hand-offs of misses took the loop 160-240 ms a second (docs/performance.md, "Session 59").
-    @Option(names = "--miss-reads", defaultValue = "${env:LARDER_MISS_READS:-auto}", converter = MissReadsConverter.class,
+    // GET the hand-offs of misses kept the loop waiting 160-246 ms a second (docs/performance.md, "Session 59").
+    @Option(names = "--miss-reads", defaultValue = "${env:LARDER_MISS_READS:-auto}",
+            converter = MissReadsConverter.class,
             description = "Where a GET the block cache cannot answer is read: loop (the event loop reads it, while "
                     + "such reads come from the page cache; after 8 slower than 500us within a second, the next "
-                    + "second's go to the workers), workers, or auto: loop when the server may use no more CPUs than it has event "
-                    + "loops, as when pinned to one core (default: ${DEFAULT-VALUE}).")
+                    + "second's go to the workers), workers, or auto: loop when the server may use no more CPUs "
+                    + "than it has event loops, as when pinned to one core (default: ${DEFAULT-VALUE}).")
     MissReads missReads;
 
     @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",

@@ -39,7 +39,8 @@ public final class LoopMissReads {
     public static LoopMissReads of(ServerOptions options, int cpus) {
         boolean loop = options.workers() > 0
                 && options.missReads().resolve(cpus, options.ioThreads()) == MissReads.LOOP;
-        return new LoopMissReads(loop, ServerOptions.MISS_READ_BOUND.toNanos(), ServerOptions.MISS_READ_BACKOFF.toNanos());
+        return new LoopMissReads(loop, ServerOptions.MISS_READ_BOUND.toNanos(),
+                ServerOptions.MISS_READ_BACKOFF.toNanos());
     }
 
     /** Whether {@code --miss-reads} resolved to the loop (the start-up line says so). */
