@@ -12,6 +12,7 @@ import dev.larder.server.admin.MetricsEndpoint;
 import dev.larder.server.admin.ProfileEndpoint;
 import dev.larder.server.admin.ReadyEndpoint;
 import dev.larder.server.config.LimitAlgorithm;
+import dev.larder.server.config.ForegroundPolicy;
 import dev.larder.server.config.MissReads;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerObserver;
@@ -201,6 +202,17 @@ public final class ServeCommand implements Callable<Integer> {
                     + "elsewhere a warning and the kernel's): off (the kernel's, ~0.75-3 ms) or 100us to 100ms, "
                     + "e.g. 4ms (default: ${DEFAULT-VALUE}).")
     Duration foregroundSlice;
+
+    // fair by default: SCHED_FIFO needs a privilege most deployments do not grant, and its measurements so far are on
+    // a noisy host with no clear direction (docs/performance.md, "Session 60"). A flag so trying it is not chrt and a
+    // script that chases thread ids.
+    @Option(names = "--foreground-policy", defaultValue = "${env:LARDER_FOREGROUND_POLICY:-fair}",
+            converter = ForegroundPolicyConverter.class,
+            description = "Scheduling policy of the event loops and the workers: fair (SCHED_OTHER, like other "
+                    + "threads) or fifo (SCHED_FIFO priority 1: a loop or worker that wakes takes the core at once "
+                    + "from flushes, compactions and the JIT, which then run while they sleep; needs CAP_SYS_NICE, "
+                    + "else a warning and fair) (default: ${DEFAULT-VALUE}).")
+    ForegroundPolicy foregroundPolicy;
 
     // Off by default: a fifth less CPU per GET at 40k/s, for p50 +0.4 ms, but no better p99 at the tail benchmark's
     // rates, where the core is full either way (docs/performance.md, "Session 23").
@@ -516,6 +528,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .limitAlgorithm(limitAlgorithm)
                     .inlineBatch(inlineBatch)
                     .foregroundSlice(foregroundSlice)
+                    .foregroundPolicy(foregroundPolicy)
                     .ioCoalesce(ioCoalesce)
                     .rescheduleInterval(rescheduleInterval)
                     .rescheduleNice(rescheduleNice)
@@ -569,6 +582,13 @@ public final class ServeCommand implements Callable<Integer> {
         @Override
         public BlockCacheType convert(String value) {
             return BlockCacheType.fromFlag(value);
+        }
+    }
+
+    static final class ForegroundPolicyConverter implements picocli.CommandLine.ITypeConverter<ForegroundPolicy> {
+        @Override
+        public ForegroundPolicy convert(String value) {
+            return ForegroundPolicy.fromFlag(value);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.ForegroundPolicy;
 import dev.larder.server.config.MissReads;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerOptions;
@@ -50,7 +51,7 @@ class ServeCommandTest {
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=",
                 "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
-                "--background-priority", "--foreground-slice", "--io-coalesce", "--reschedule-interval",
+                "--background-priority", "--foreground-slice", "--foreground-policy", "--io-coalesce", "--reschedule-interval",
                 "--reschedule-nice", "--miss-reads",
                 "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
@@ -85,6 +86,8 @@ class ServeCommandTest {
         assertEquals(MissReads.WORKERS, options.missReads());
         assertEquals(MissReads.LOOP, parse("serve", "--miss-reads", "loop").missReads());
         assertEquals(Duration.ZERO, parse("serve", "--reschedule-interval", "off").rescheduleInterval());
+        assertEquals(ForegroundPolicy.FAIR, options.foregroundPolicy());
+        assertEquals(ForegroundPolicy.FIFO, parse("serve", "--foreground-policy", "fifo").foregroundPolicy());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.larder.server;
 
+import dev.larder.server.config.ForegroundPolicy;
 import dev.larder.server.config.MissReads;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.RejectionMode;
@@ -63,7 +64,8 @@ public final class LarderServer implements AutoCloseable {
         this.security = security;
         this.transport = Transport.select(options.transport());
         this.eventLoops = new MultiThreadIoEventLoopGroup(options.ioThreads(),
-                new SlicedThreadFactory("larder-io", ThreadSlice.of(options.foregroundSlice())),
+                new SlicedThreadFactory("larder-io",
+                        ThreadSlice.of(options.foregroundSlice(), options.fifoForeground())),
                 CoalescingIoHandler.factory(transport.ioHandlers(), options.ioCoalesce()));
         this.offload = Offload.create(options, observer);
         this.context = new ServerContext(options, store, offload, observer);
@@ -194,7 +196,9 @@ public final class LarderServer implements AutoCloseable {
         String reschedule = rescheduler == null ? ""
                 : " reschedule-interval=" + options.rescheduleInterval().toNanos() / 1000 + "us reschedule-nice="
                         + options.rescheduleNice();
-        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + coalesce + reschedule
+        String policy = options.foregroundPolicy() == ForegroundPolicy.FAIR ? ""
+                : " foreground-policy=" + options.foregroundPolicy().flag();
+        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + policy + coalesce + reschedule
                 + " " + pool + " listening on " + security.scheme() + "://" + authority + security.describe();
     }
 

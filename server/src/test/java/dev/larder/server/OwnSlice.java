@@ -44,6 +44,17 @@ final class OwnSlice {
         }
     }
 
+    /** The calling thread's scheduling policy (0 SCHED_OTHER, 1 SCHED_FIFO): field 41 of its stat line. */
+    static int policy() {
+        try {
+            String stat = Files.readString(OWN_STAT);
+            String[] afterName = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            return Integer.parseInt(afterName[41 - 3]);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Custom slices came with Linux 6.12; the kernel reports each thread's as se.slice. */
     static void assumeCustomSlices() throws IOException {
         String[] version = System.getProperty("os.version", "0.0").split("[.-]");

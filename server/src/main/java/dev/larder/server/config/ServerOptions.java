@@ -31,6 +31,8 @@ import java.util.Objects;
  *                           one batch); 0 = always hand over
  * @param foregroundSlice    the EEVDF time slice the event loops and the workers set on themselves (Linux 6.12+);
  *                           {@link Duration#ZERO} = the kernel's
+ * @param foregroundPolicy   the scheduling policy the event loops and the workers run under: fair ({@code SCHED_OTHER})
+ *                           or {@code SCHED_FIFO} at priority 1, which takes the core from fair threads at wake-up
  * @param ioCoalesce         how long an event loop with nothing left to do waits before it blocks for I/O, so that
  *                           one wake-up serves what arrives meanwhile (only under moderate load);
  *                           {@link Duration#ZERO} = block at once
@@ -67,6 +69,7 @@ public record ServerOptions(
         LimitAlgorithm limitAlgorithm,
         int inlineBatch,
         Duration foregroundSlice,
+        ForegroundPolicy foregroundPolicy,
         Duration ioCoalesce,
         Duration rescheduleInterval,
         int rescheduleNice,
@@ -93,6 +96,12 @@ public record ServerOptions(
     public static final Duration MAX_SLICE = Duration.ofMillis(100);
     /** {@code --foreground-slice}'s default. */
     public static final Duration DEFAULT_FOREGROUND_SLICE = Duration.ZERO;
+    /**
+     * {@code --foreground-policy}'s default: fair. SCHED_FIFO was measured at the tail benchmark's fixed rates on a
+     * noisy host with no clear direction yet (docs/performance.md, "Session 60"), and a real-time default would ask a
+     * privilege most deployments do not grant.
+     */
+    public static final ForegroundPolicy DEFAULT_FOREGROUND_POLICY = ForegroundPolicy.FAIR;
     /** {@code --io-coalesce}'s bounds: below 10 us a sleep costs more than it saves; above 5 ms it is the tail. */
     public static final Duration MIN_IO_COALESCE = Duration.ofNanos(10_000);
     public static final Duration MAX_IO_COALESCE = Duration.ofMillis(5);
@@ -146,6 +155,7 @@ public record ServerOptions(
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(limitAlgorithm, "limitAlgorithm");
         Objects.requireNonNull(foregroundSlice, "foregroundSlice");
+        Objects.requireNonNull(foregroundPolicy, "foregroundPolicy");
         Objects.requireNonNull(ioCoalesce, "ioCoalesce");
         Objects.requireNonNull(rescheduleInterval, "rescheduleInterval");
         Objects.requireNonNull(timeoutCheckPeriod, "timeoutCheckPeriod");
@@ -167,6 +177,9 @@ public record ServerOptions(
         check(inlineBatch >= 0, "inline-batch", inlineBatch, ">= 0");
         check(offOrBetween(foregroundSlice, MIN_SLICE, MAX_SLICE), "foreground-slice", foregroundSlice,
                 "off, or 100us to 100ms");
+        // A SCHED_FIFO thread has no slice: it runs until it blocks or a higher priority wakes.
+        check(foregroundPolicy == ForegroundPolicy.FAIR || foregroundSlice.isZero(), "foreground-slice",
+                foregroundSlice, "off with --foreground-policy fifo");
         check(offOrBetween(ioCoalesce, MIN_IO_COALESCE, MAX_IO_COALESCE), "io-coalesce", ioCoalesce,
                 "off, or 10us to 5ms");
         check(offOrBetween(rescheduleInterval, MIN_RESCHEDULE_INTERVAL, MAX_RESCHEDULE_INTERVAL),
@@ -216,6 +229,7 @@ public record ServerOptions(
         b.limitAlgorithm = limitAlgorithm;
         b.inlineBatch = inlineBatch;
         b.foregroundSlice = foregroundSlice;
+        b.foregroundPolicy = foregroundPolicy;
         b.ioCoalesce = ioCoalesce;
         b.rescheduleInterval = rescheduleInterval;
         b.rescheduleNice = rescheduleNice;
@@ -227,6 +241,11 @@ public record ServerOptions(
     /** Total pending requests the worker pool can hold. */
     public long queueCapacity() {
         return (long) workers * queueSize;
+    }
+
+    /** Whether the event loops and the workers run in {@code SCHED_FIFO} ({@code --foreground-policy fifo}). */
+    public boolean fifoForeground() {
+        return foregroundPolicy == ForegroundPolicy.FIFO;
     }
 
     /** Whether storage calls run on the event loop. */
@@ -256,6 +275,7 @@ public record ServerOptions(
         private LimitAlgorithm limitAlgorithm = LimitAlgorithm.VEGAS;
         private int inlineBatch = DEFAULT_INLINE_BATCH;
         private Duration foregroundSlice = DEFAULT_FOREGROUND_SLICE;
+        private ForegroundPolicy foregroundPolicy = DEFAULT_FOREGROUND_POLICY;
         private Duration ioCoalesce = DEFAULT_IO_COALESCE;
         private Duration rescheduleInterval = DEFAULT_RESCHEDULE_INTERVAL;
         private int rescheduleNice = DEFAULT_RESCHEDULE_NICE;
@@ -287,6 +307,7 @@ public record ServerOptions(
         public Builder limitAlgorithm(LimitAlgorithm v) { limitAlgorithm = v; return this; }
         public Builder inlineBatch(int v) { inlineBatch = v; return this; }
         public Builder foregroundSlice(Duration v) { foregroundSlice = v; return this; }
+        public Builder foregroundPolicy(ForegroundPolicy v) { foregroundPolicy = v; return this; }
         public Builder ioCoalesce(Duration v) { ioCoalesce = v; return this; }
         public Builder rescheduleInterval(Duration v) { rescheduleInterval = v; return this; }
         public Builder rescheduleNice(int v) { rescheduleNice = v; return this; }
@@ -297,7 +318,7 @@ public record ServerOptions(
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
                     maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch,
-                    foregroundSlice, ioCoalesce, rescheduleInterval, rescheduleNice, missReads,
+                    foregroundSlice, foregroundPolicy, ioCoalesce, rescheduleInterval, rescheduleNice, missReads,
                     timeoutCheckPeriod);
         }
     }

@@ -40,7 +40,7 @@ final class WorkerPool implements Offload {
         this.loopsHint = options.ioThreads();
         this.rejection = new RejectionPolicy(options.rejection(), observer);
         this.group = new WorkerGroup(options.workers(), options.queueSize(), rejection,
-                ThreadSlice.of(options.foregroundSlice()));
+                ThreadSlice.of(options.foregroundSlice(), options.fifoForeground()));
         for (EventExecutor executor : group) {
             Worker worker = (Worker) executor;
             // Netty constructs the children inside the group's constructor, so the observer arrives here.

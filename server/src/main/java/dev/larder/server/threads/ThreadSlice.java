@@ -17,31 +17,47 @@ import org.slf4j.LoggerFactory;
  * "Session 22": none better than the kernel's here). Nice sets the thread's weight: how much of the core it gets
  * against the others, and so how soon its deadline comes.
  *
+ * <p>Or, instead of a slice, {@code SCHED_FIFO} at the lowest real-time priority ({@link #fifo()}): such a thread takes
+ * the core from any fair thread the moment it wakes and keeps it until it blocks.
+ *
  * <p>Where the call is refused (another OS or CPU, an older kernel, a seccomp filter) the thread keeps the kernel's
  * slice and its own nice, and one warning is logged; nothing else depends on it.
  */
 public final class ThreadSlice {
 
     public static final int MAX_NICE = 19;
+    /** The lowest real-time priority: above every fair thread, below the kernel's own real-time threads. */
+    private static final int FIFO_PRIORITY = 1;
     private static final int KEEP_NICE = Integer.MIN_VALUE;
 
     /** Leave the kernel's own slice alone. */
-    public static final ThreadSlice KERNEL_DEFAULT = new ThreadSlice(Duration.ZERO, KEEP_NICE);
+    public static final ThreadSlice KERNEL_DEFAULT = new ThreadSlice(Duration.ZERO, KEEP_NICE, false);
+    private static final ThreadSlice FIFO = new ThreadSlice(Duration.ZERO, KEEP_NICE, true);
 
     private static final Logger log = LoggerFactory.getLogger(ThreadSlice.class);
 
     private final Duration slice;
     private final int nice;
+    private final boolean fifo;
     private final AtomicBoolean warned = new AtomicBoolean();
 
-    private ThreadSlice(Duration slice, int nice) {
+    private ThreadSlice(Duration slice, int nice, boolean fifo) {
         this.slice = slice;
         this.nice = nice;
+        this.fifo = fifo;
     }
 
     /** {@code slice} of zero means the kernel's default; the kernel clamps others to 0.1-100 ms. */
     public static ThreadSlice of(Duration slice) {
-        return slice.isZero() ? KERNEL_DEFAULT : new ThreadSlice(slice, KEEP_NICE);
+        return slice.isZero() ? KERNEL_DEFAULT : new ThreadSlice(slice, KEEP_NICE, false);
+    }
+
+    /** {@code SCHED_FIFO} at priority 1 when {@code fifo}, else {@link #of(Duration) of(slice)}. */
+    public static ThreadSlice of(Duration slice, boolean fifo) {
+        if (fifo && !slice.isZero()) {
+            throw new IllegalArgumentException("a SCHED_FIFO thread has no slice: " + slice);
+        }
+        return fifo ? FIFO : of(slice);
     }
 
     /**
@@ -52,7 +68,10 @@ public final class ThreadSlice {
         if (nice < 0 || nice > MAX_NICE) {
             throw new IllegalArgumentException("nice: " + nice + " (expected: 0.." + MAX_NICE + ")");
         }
-        return new ThreadSlice(slice, nice);
+        if (fifo) {
+            throw new IllegalStateException("a SCHED_FIFO thread has no nice value");
+        }
+        return new ThreadSlice(slice, nice, false);
     }
 
     public Duration slice() {
@@ -61,11 +80,12 @@ public final class ThreadSlice {
 
     /** Whether applying it changes nothing: the kernel's slice at the thread's own nice. */
     public boolean isKernelDefault() {
-        return slice.isZero() && nice == KEEP_NICE;
+        return slice.isZero() && nice == KEEP_NICE && !fifo;
     }
 
     /**
-     * Sets this slice on the calling thread, keeping its nice value and policy ({@code SCHED_OTHER}).
+     * Sets this slice on the calling thread, keeping its nice value and policy ({@code SCHED_OTHER}), or puts it in
+     * {@code SCHED_FIFO}.
      *
      * @return whether the kernel took it (always true for {@link #KERNEL_DEFAULT}, which does nothing)
      */
@@ -74,7 +94,11 @@ public final class ThreadSlice {
             return true;
         }
         try {
-            SchedSetattr.onCurrentThread(slice.toNanos(), nice);
+            if (fifo) {
+                SchedSetattr.fifoOnCurrentThread(FIFO_PRIORITY);
+            } else {
+                SchedSetattr.onCurrentThread(slice.toNanos(), nice);
+            }
             return true;
         } catch (LastErrorException e) {
             warnOnce("the kernel refused it (errno " + e.getErrorCode() + ")");
@@ -93,6 +117,9 @@ public final class ThreadSlice {
 
     @Override
     public String toString() {
+        if (fifo) {
+            return "SCHED_FIFO priority " + FIFO_PRIORITY;
+        }
         String length = slice.isZero() ? "kernel default" : slice.toNanos() / 1000 + " us";
         return nice == KEEP_NICE ? length : length + " at nice " + nice;
     }
@@ -101,6 +128,7 @@ public final class ThreadSlice {
     private static final class SchedSetattr {
         private static final int PRIO_PROCESS = 0;
         private static final int SCHED_OTHER = 0;
+        private static final int SCHED_FIFO = 1;
         // struct sched_attr, version 1 (SCHED_ATTR_SIZE_VER1): size, policy, flags, nice, priority, runtime,
         // deadline, period, util_min, util_max.
         private static final int SIZE = 56;
@@ -116,10 +144,7 @@ public final class ThreadSlice {
 
         /** {@code runtimeNanos} 0 is the kernel's slice; {@code nice} {@link #KEEP_NICE} the thread's own. */
         static void onCurrentThread(long runtimeNanos, int nice) {
-            if (NUMBER < 0) {
-                throw new UnsupportedOperationException("no sched_setattr on " + System.getProperty("os.name")
-                        + "/" + System.getProperty("os.arch"));
-            }
+            requireSyscall();
             // The call sets nice too, and 0 would undo a renice; who = 0 is the calling thread, not the process.
             int own = LibC.INSTANCE.getpriority(PRIO_PROCESS, 0);
             try (Memory attr = new Memory(SIZE)) {
@@ -129,6 +154,24 @@ public final class ThreadSlice {
                 attr.setInt(16, nice == KEEP_NICE ? own : Math.max(own, nice));
                 attr.setLong(24, runtimeNanos);
                 LibC.INSTANCE.syscall(NUMBER, 0, attr, 0);
+            }
+        }
+
+        static void fifoOnCurrentThread(int priority) {
+            requireSyscall();
+            try (Memory attr = new Memory(SIZE)) {
+                attr.clear();
+                attr.setInt(0, SIZE);
+                attr.setInt(4, SCHED_FIFO);
+                attr.setInt(20, priority);
+                LibC.INSTANCE.syscall(NUMBER, 0, attr, 0);
+            }
+        }
+
+        private static void requireSyscall() {
+            if (NUMBER < 0) {
+                throw new UnsupportedOperationException("no sched_setattr on " + System.getProperty("os.name")
+                        + "/" + System.getProperty("os.arch"));
             }
         }
 

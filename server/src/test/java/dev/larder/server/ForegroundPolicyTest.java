@@ -1,0 +1,141 @@
+package dev.larder.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.larder.server.config.ForegroundPolicy;
+import dev.larder.server.config.MissReads;
+import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
+import dev.larder.storage.Store;
+import io.netty.util.concurrent.EventExecutor;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --foreground-policy}: with {@code fifo} the event loops and the workers run in SCHED_FIFO, as the kernel
+ * reports it for each thread in {@code /proc/thread-self/stat}, read on that very thread, and the server serves; with
+ * the default they are fair like any other thread.
+ */
+@ExtendWith(LeakDetection.class)
+class ForegroundPolicyTest {
+
+    private static final int SCHED_OTHER = 0;
+    private static final int SCHED_FIFO = 1;
+    private static final int CAP_SYS_NICE = 23;
+
+    @TempDir
+    Path dir;
+
+    /** The policy of each thread that ran a storage call, by thread name. */
+    private final Map<String, Integer> workerPolicies = new ConcurrentHashMap<>();
+
+    @Test
+    void withFifoTheEventLoopsAndTheWorkersRunInSchedFifo() throws Exception {
+        assumeTrue(mayUseRealTime(), "needs Linux and CAP_SYS_NICE (root has it)");
+        try (TestServer larder = start(ForegroundPolicy.FIFO)) {
+            Map<String, Integer> loops = loopPolicies(larder);
+            assertEquals(2, loops.size(), loops.toString());
+            loops.forEach((thread, policy) -> assertEquals(SCHED_FIFO, policy, thread));
+            exerciseBothWorkers(larder);
+            assertEquals(2, workerPolicies.size(), workerPolicies.toString());
+            workerPolicies.forEach((thread, policy) -> {
+                assertTrue(thread.startsWith("larder-worker"), thread);
+                assertEquals(SCHED_FIFO, policy, thread);
+            });
+            assertTrue(larder.server.describe().contains("foreground-policy=fifo"), larder.server.describe());
+        }
+    }
+
+    @Test
+    void byDefaultTheyAreFair() throws Exception {
+        assumeTrue(System.getProperty("os.name", "").startsWith("Linux"), "reads /proc");
+        assertEquals(ForegroundPolicy.FAIR, ServerOptions.builder(2).build().foregroundPolicy());
+        try (TestServer larder = start(ServerOptions.DEFAULT_FOREGROUND_POLICY)) {
+            loopPolicies(larder).forEach((thread, policy) -> assertEquals(SCHED_OTHER, policy, thread));
+            exerciseBothWorkers(larder);
+            assertEquals(2, workerPolicies.size(), workerPolicies.toString());
+            workerPolicies.forEach((thread, policy) -> assertEquals(SCHED_OTHER, policy, thread));
+            assertTrue(!larder.server.describe().contains("foreground-policy"), larder.server.describe());
+        }
+    }
+
+    @Test
+    void aSliceIsRefusedWithFifo() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ServerOptions.builder(2).foregroundPolicy(ForegroundPolicy.FIFO)
+                        .foregroundSlice(Duration.ofMillis(4)).build());
+        assertTrue(e.getMessage().contains("foreground-slice"), e.getMessage());
+        assertEquals(ForegroundPolicy.FIFO, ForegroundPolicy.fromFlag("FIFO"));
+        assertThrows(IllegalArgumentException.class, () -> ForegroundPolicy.fromFlag("rr"));
+    }
+
+    private TestServer start(ForegroundPolicy policy) {
+        // The GETs must reach the workers: this store answers nothing from memory, and --miss-reads auto would read
+        // such misses on the loops wherever the machine has no more CPUs than the test's two loops.
+        return new TestServer(dir, o -> o.ioThreads(2).workers(2).foregroundPolicy(policy)
+                .missReads(MissReads.WORKERS), this::recordingWorkerPolicies, ServerObserver.NOOP);
+    }
+
+    private Store recordingWorkerPolicies(Store store) {
+        return new ForwardingStore(store) {
+            @Override
+            public byte[] get(byte[] key) {
+                workerPolicies.put(Thread.currentThread().getName(), OwnSlice.policy());
+                return super.get(key);
+            }
+
+            @Override
+            public List<byte[]> getAll(List<byte[]> keys) {
+                workerPolicies.put(Thread.currentThread().getName(), OwnSlice.policy());
+                return delegate.getAll(keys);
+            }
+        };
+    }
+
+    private static Map<String, Integer> loopPolicies(TestServer larder) throws Exception {
+        Map<String, Integer> policies = new ConcurrentHashMap<>();
+        for (EventExecutor loop : larder.server.eventLoops()) {
+            loop.submit(() -> policies.put(Thread.currentThread().getName(), OwnSlice.policy()))
+                    .get(10, TimeUnit.SECONDS);
+        }
+        return policies;
+    }
+
+    /** Connections alternate over the two loops and each loop prefers another worker, so four GETs reach both. */
+    private static void exerciseBothWorkers(TestServer larder) throws IOException {
+        for (int i = 0; i < 4; i++) {
+            try (RawHttp c = larder.connect()) {
+                c.send(RawHttp.request("PUT", "/v0/entity?id=k" + i, "v" + i));
+                assertEquals(201, c.read().status());
+                c.send(RawHttp.request("GET", "/v0/entity?id=k" + i, null));
+                assertEquals(200, c.read().status());
+            }
+        }
+    }
+
+    /** Whether this process's effective capabilities include CAP_SYS_NICE (/proc/self/status, CapEff in hex). */
+    private static boolean mayUseRealTime() throws IOException {
+        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+            return false;
+        }
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("CapEff:")) {
+                return new BigInteger(line.substring(7).trim(), 16).testBit(CAP_SYS_NICE);
+            }
+        }
+        return false;
+    }
+}
