@@ -203,9 +203,9 @@ public final class ServeCommand implements Callable<Integer> {
                     + "e.g. 4ms (default: ${DEFAULT-VALUE}).")
     Duration foregroundSlice;
 
-    // fair by default: SCHED_FIFO needs a privilege most deployments do not grant, and its measurements so far are on
-    // a noisy host with no clear direction (docs/performance.md, "Session 60"). A flag so trying it is not chrt and a
-    // script that chases thread ids.
+    // fair by default: SCHED_FIFO needs a privilege most deployments do not grant, and two rounds in its favour on a
+    // noisy host are not a median (docs/performance.md, "Session 60"). A flag so trying it is not chrt and a script
+    // that chases thread ids.
     @Option(names = "--foreground-policy", defaultValue = "${env:LARDER_FOREGROUND_POLICY:-fair}",
             converter = ForegroundPolicyConverter.class,
             description = "Scheduling policy of the event loops and the workers: fair (SCHED_OTHER, like other "
