@@ -51,8 +51,8 @@ class ServeCommandTest {
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=",
                 "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
-                "--background-priority", "--foreground-slice", "--foreground-policy", "--io-coalesce", "--reschedule-interval",
-                "--reschedule-nice", "--miss-reads",
+                "--background-priority", "--foreground-slice", "--foreground-policy", "--io-coalesce",
+                "--reschedule-interval", "--reschedule-nice", "--miss-reads",
                 "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);

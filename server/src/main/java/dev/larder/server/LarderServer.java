@@ -198,8 +198,9 @@ public final class LarderServer implements AutoCloseable {
                         + options.rescheduleNice();
         String policy = options.foregroundPolicy() == ForegroundPolicy.FAIR ? ""
                 : " foreground-policy=" + options.foregroundPolicy().flag();
-        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + policy + coalesce + reschedule
-                + " " + pool + " listening on " + security.scheme() + "://" + authority + security.describe();
+        return "transport=" + transport.describe() + " io-threads=" + options.ioThreads() + policy + coalesce
+                + reschedule + " " + pool + " listening on " + security.scheme() + "://" + authority
+                + security.describe();
     }
 
     @Override

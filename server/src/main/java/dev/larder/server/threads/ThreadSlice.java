@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * "Session 22": none better than the kernel's here). Nice sets the thread's weight: how much of the core it gets
  * against the others, and so how soon its deadline comes.
  *
- * <p>Or, instead of a slice, {@code SCHED_FIFO} at the lowest real-time priority ({@link #fifo()}): such a thread takes
- * the core from any fair thread the moment it wakes and keeps it until it blocks.
+ * <p>Or, instead of a slice, {@code SCHED_FIFO} at the lowest real-time priority ({@link #of(Duration, boolean)}): such
+ * a thread takes the core from any fair thread the moment it wakes and keeps it until it blocks.
  *
  * <p>Where the call is refused (another OS or CPU, an older kernel, a seccomp filter) the thread keeps the kernel's
  * slice and its own nice, and one warning is logged; nothing else depends on it.
