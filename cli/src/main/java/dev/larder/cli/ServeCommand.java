@@ -203,8 +203,8 @@ public final class ServeCommand implements Callable<Integer> {
                     + "e.g. 4ms (default: ${DEFAULT-VALUE}).")
     Duration foregroundSlice;
 
-    // fair by default: SCHED_FIFO needs a privilege most deployments do not grant, and two rounds in its favour on a
-    // noisy host are not a median (docs/performance.md, "Session 60"). A flag so trying it is not chrt and a script
+    // fair by default: SCHED_FIFO needs a privilege most deployments do not grant, and three alternated rounds at the
+    // tail rates showed no difference (docs/performance.md, "Session 60"). A flag so trying it is not chrt and a script
     // that chases thread ids.
     @Option(names = "--foreground-policy", defaultValue = "${env:LARDER_FOREGROUND_POLICY:-fair}",
             converter = ForegroundPolicyConverter.class,

@@ -97,9 +97,9 @@ public record ServerOptions(
     /** {@code --foreground-slice}'s default. */
     public static final Duration DEFAULT_FOREGROUND_SLICE = Duration.ZERO;
     /**
-     * {@code --foreground-policy}'s default: fair. At the tail benchmark's fixed rates SCHED_FIFO held 8 of 10 phases
-     * under 10 ms in two rounds against the default's 13 of 20 in four, on a noisy host: a direction, not a median
-     * (docs/performance.md, "Session 60"); and a real-time default would ask a privilege most deployments do not grant.
+     * {@code --foreground-policy}'s default: fair. At the tail benchmark's fixed rates SCHED_FIFO held 11 of 15 phases
+     * under 10 ms in three rounds, as the default did in the three alternated with them (docs/performance.md, "Session
+     * 60"); and a real-time default would ask a privilege most deployments do not grant.
      */
     public static final ForegroundPolicy DEFAULT_FOREGROUND_POLICY = ForegroundPolicy.FAIR;
     /** {@code --io-coalesce}'s bounds: below 10 us a sleep costs more than it saves; above 5 ms it is the tail. */
