@@ -9,17 +9,12 @@ import dev.larder.server.config.ForegroundPolicy;
 import dev.larder.server.config.MissReads;
 import dev.larder.server.config.ServerObserver;
 import dev.larder.server.config.ServerOptions;
-import dev.larder.storage.Store;
-import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,19 +34,19 @@ class ForegroundPolicyTest {
     @TempDir
     Path dir;
 
-    /** The policy of each thread that ran a storage call, by thread name. */
-    private final Map<String, Integer> workerPolicies = new ConcurrentHashMap<>();
+    /** The policy of each event loop and of each thread that ran a storage call, by thread name. */
+    private final ForegroundProbe<Integer> policies = new ForegroundProbe<>(OwnSlice::policy);
 
     @Test
     void withFifoTheEventLoopsAndTheWorkersRunInSchedFifo() throws Exception {
         assumeTrue(mayUseRealTime(), "needs Linux and CAP_SYS_NICE (root has it)");
         try (TestServer larder = start(ForegroundPolicy.FIFO)) {
-            Map<String, Integer> loops = loopPolicies(larder);
+            Map<String, Integer> loops = policies.loops(larder);
             assertEquals(2, loops.size(), loops.toString());
             loops.forEach((thread, policy) -> assertEquals(SCHED_FIFO, policy, thread));
-            exerciseBothWorkers(larder);
-            assertEquals(2, workerPolicies.size(), workerPolicies.toString());
-            workerPolicies.forEach((thread, policy) -> {
+            ForegroundProbe.exerciseBothWorkers(larder);
+            assertEquals(2, policies.workers().size(), policies.workers().toString());
+            policies.workers().forEach((thread, policy) -> {
                 assertTrue(thread.startsWith("larder-worker"), thread);
                 assertEquals(SCHED_FIFO, policy, thread);
             });
@@ -64,10 +59,10 @@ class ForegroundPolicyTest {
         assumeTrue(System.getProperty("os.name", "").startsWith("Linux"), "reads /proc");
         assertEquals(ForegroundPolicy.FAIR, ServerOptions.builder(2).build().foregroundPolicy());
         try (TestServer larder = start(ServerOptions.DEFAULT_FOREGROUND_POLICY)) {
-            loopPolicies(larder).forEach((thread, policy) -> assertEquals(SCHED_OTHER, policy, thread));
-            exerciseBothWorkers(larder);
-            assertEquals(2, workerPolicies.size(), workerPolicies.toString());
-            workerPolicies.forEach((thread, policy) -> assertEquals(SCHED_OTHER, policy, thread));
+            policies.loops(larder).forEach((thread, policy) -> assertEquals(SCHED_OTHER, policy, thread));
+            ForegroundProbe.exerciseBothWorkers(larder);
+            assertEquals(2, policies.workers().size(), policies.workers().toString());
+            policies.workers().forEach((thread, policy) -> assertEquals(SCHED_OTHER, policy, thread));
             assertTrue(!larder.server.describe().contains("foreground-policy"), larder.server.describe());
         }
     }
@@ -86,44 +81,7 @@ class ForegroundPolicyTest {
         // The GETs must reach the workers: this store answers nothing from memory, and --miss-reads auto would read
         // such misses on the loops wherever the machine has no more CPUs than the test's two loops.
         return new TestServer(dir, o -> o.ioThreads(2).workers(2).foregroundPolicy(policy)
-                .missReads(MissReads.WORKERS), this::recordingWorkerPolicies, ServerObserver.NOOP);
-    }
-
-    private Store recordingWorkerPolicies(Store store) {
-        return new ForwardingStore(store) {
-            @Override
-            public byte[] get(byte[] key) {
-                workerPolicies.put(Thread.currentThread().getName(), OwnSlice.policy());
-                return super.get(key);
-            }
-
-            @Override
-            public List<byte[]> getAll(List<byte[]> keys) {
-                workerPolicies.put(Thread.currentThread().getName(), OwnSlice.policy());
-                return delegate.getAll(keys);
-            }
-        };
-    }
-
-    private static Map<String, Integer> loopPolicies(TestServer larder) throws Exception {
-        Map<String, Integer> policies = new ConcurrentHashMap<>();
-        for (EventExecutor loop : larder.server.eventLoops()) {
-            loop.submit(() -> policies.put(Thread.currentThread().getName(), OwnSlice.policy()))
-                    .get(10, TimeUnit.SECONDS);
-        }
-        return policies;
-    }
-
-    /** Connections alternate over the two loops and each loop prefers another worker, so four GETs reach both. */
-    private static void exerciseBothWorkers(TestServer larder) throws IOException {
-        for (int i = 0; i < 4; i++) {
-            try (RawHttp c = larder.connect()) {
-                c.send(RawHttp.request("PUT", "/v0/entity?id=k" + i, "v" + i));
-                assertEquals(201, c.read().status());
-                c.send(RawHttp.request("GET", "/v0/entity?id=k" + i, null));
-                assertEquals(200, c.read().status());
-            }
-        }
+                .missReads(MissReads.WORKERS), policies::recordingWorkers, ServerObserver.NOOP);
     }
 
     /** Whether this process's effective capabilities include CAP_SYS_NICE (/proc/self/status, CapEff in hex). */

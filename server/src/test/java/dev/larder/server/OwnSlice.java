@@ -35,21 +35,20 @@ final class OwnSlice {
 
     /** The calling thread's nice value: field 19 of its stat line, counted after the parenthesised name. */
     static int nice() {
-        try {
-            String stat = Files.readString(OWN_STAT);
-            String[] afterName = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-            return Integer.parseInt(afterName[19 - 3]);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return statField(19);
     }
 
     /** The calling thread's scheduling policy (0 SCHED_OTHER, 1 SCHED_FIFO): field 41 of its stat line. */
     static int policy() {
+        return statField(41);
+    }
+
+    /** Field {@code n} (1-based, as proc(5) numbers them) of the calling thread's stat line. */
+    private static int statField(int n) {
         try {
             String stat = Files.readString(OWN_STAT);
             String[] afterName = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-            return Integer.parseInt(afterName[41 - 3]);
+            return Integer.parseInt(afterName[n - 3]);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

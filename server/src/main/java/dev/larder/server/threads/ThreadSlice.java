@@ -147,23 +147,23 @@ public final class ThreadSlice {
             requireSyscall();
             // The call sets nice too, and 0 would undo a renice; who = 0 is the calling thread, not the process.
             int own = LibC.INSTANCE.getpriority(PRIO_PROCESS, 0);
-            try (Memory attr = new Memory(SIZE)) {
-                attr.clear();
-                attr.setInt(0, SIZE);
-                attr.setInt(4, SCHED_OTHER);
-                attr.setInt(16, nice == KEEP_NICE ? own : Math.max(own, nice));
-                attr.setLong(24, runtimeNanos);
-                LibC.INSTANCE.syscall(NUMBER, 0, attr, 0);
-            }
+            setattr(SCHED_OTHER, nice == KEEP_NICE ? own : Math.max(own, nice), 0, runtimeNanos);
         }
 
         static void fifoOnCurrentThread(int priority) {
             requireSyscall();
+            setattr(SCHED_FIFO, 0, priority, 0);
+        }
+
+        /** One {@code sched_attr} on the calling thread (who = 0 is the thread, not the process). */
+        private static void setattr(int policy, int nice, int priority, long runtimeNanos) {
             try (Memory attr = new Memory(SIZE)) {
                 attr.clear();
                 attr.setInt(0, SIZE);
-                attr.setInt(4, SCHED_FIFO);
+                attr.setInt(4, policy);
+                attr.setInt(16, nice);
                 attr.setInt(20, priority);
+                attr.setLong(24, runtimeNanos);
                 LibC.INSTANCE.syscall(NUMBER, 0, attr, 0);
             }
         }
