@@ -19,7 +19,9 @@ import java.util.function.LongSupplier;
  * compaction ended 17-33 s after the last flush with 20-21 level-0 files, and the seconds after its installation had
  * p99 39-938 ms). So level 0 counts as crowded only while a flush came within {@code filling}, and a caller that finds
  * it crowded can wait out the rest of that window ({@link #awaitSettled()}) rather than guess: a compaction that ended
- * 3.6-5 s after a write phase's last flush was installed cold too ("Session 52"; "Session 53": 9.8 s). Files that
+ * 3.6-5 s after a write phase's last flush was installed cold too ("Session 52"; "Session 53": 9.8 s). The wait
+ * goes on across flushes until level 0 is {@link #urgent()}, so a compaction that ends inside a write phase is read
+ * before it is installed unless level 0 is close to RocksDB's slowdown by then ("Session 61"). Files that
  * were there when the store opened are not counted, so after a restart the count is low until those are compacted.
  */
 final class Level0Files {
@@ -30,8 +32,7 @@ final class Level0Files {
     private final long fillingNanos;
     private final LongSupplier nanoClock;
     private volatile long lastFlushNanos;
-    // Guarded by this: lets a waiter tell that a flush came while it waited, and wakes it.
-    private long flushes;
+    // Guarded by this.
     private boolean released;
 
     /**
@@ -52,7 +53,7 @@ final class Level0Files {
         names.add(NewTableWarmer.nameOf(file));
         synchronized (this) {
             lastFlushNanos = nanoClock.getAsLong();
-            flushes++;
+            // A waiter re-checks whether level 0 is urgent now.
             notifyAll();
         }
     }
@@ -89,17 +90,20 @@ final class Level0Files {
 
     /**
      * Waits, while level 0 is crowded, to learn whether it is still filling: true once the window after the last
-     * flush has passed without another one (or level 0 is no longer crowded), false as soon as another flush comes or
-     * {@link #release()} was called.
+     * flush has passed without another one (or level 0 is no longer crowded), false as soon as level 0 is
+     * {@link #urgent()} or {@link #release()} was called. A flush during the wait starts the window again rather than
+     * ending the wait: a compaction that gave up at the next flush was installed cold right before a read phase
+     * (docs/performance.md, "Session 61").
      */
     synchronized boolean awaitSettled() throws InterruptedException {
-        long seen = flushes;
-        while (!released && flushes == seen) {
-            long left = lastFlushNanos + fillingNanos - nanoClock.getAsLong();
-            if (names.size() < crowdedAt || left <= 0) {
+        while (!released) {
+            if (urgent()) {
+                return false;
+            }
+            if (!crowded()) {
                 return true;
             }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+            TimeUnit.NANOSECONDS.timedWait(this, lastFlushNanos + fillingNanos - nanoClock.getAsLong());
         }
         return false;
     }

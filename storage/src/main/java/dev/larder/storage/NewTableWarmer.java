@@ -41,17 +41,18 @@ import org.rocksdb.TableProperties;
  * reading at nice 19, that was seconds, and a phase at 75% of capacity with every GET missing once fell behind by
  * 150-700 ms (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile if
  * flushes keep coming, so from half of RocksDB's write-slowdown trigger on, while flushes come ({@link Level0Files}),
- * its outputs are read after installation instead; whether they still come is waited for (at most
- * {@link #LEVEL0_FILLING} after the last one) rather than guessed. From 0.7 of the trigger on a compaction is never
- * held: no read starts there, and a read under way stops (the file is read after installation), since a read begun
- * in a read phase took 17-50 s at nice 19 and ran on into the next write phase (docs/performance.md, "Session 52":
- * level 0 at 30-32 files). A flush's file is always read after it, on a thread of its own:
+ * the compaction waits until they stop ({@link #LEVEL0_FILLING} after the last one) before its output is read. From 0.7
+ * of the trigger on a compaction is never held: a wait ends, no read starts there, and a read under way stops (the file
+ * is read after installation), since a read begun in a read phase took 17-50 s at nice 19 and ran on into the next
+ * write phase (docs/performance.md, "Session 52": level 0 at 30-32 files). The wait used to end at the next flush
+ * instead, and a compaction that ended late in a write phase was then installed cold just before the read phase that
+ * followed (p99 252-268 ms there: "Session 61"). A flush's file is always read after it, on a thread of its own:
  * reading it first doubled a flush's CPU time (80 to 160-260 ms per 32 MiB), and at nice 19 flushes then fell behind
- * the memtables until RocksDB stopped writes (docs/performance.md, "Session 18"). With {@code lowPriority} that
- * thread runs at nice 19, like the flushes and compactions, so it only uses CPU the foreground leaves idle; when the
- * priority cannot be lowered nothing is warmed, rather than compete with the event loops. If it falls behind, older
- * files are dropped (a later compaction has usually replaced them). Outputs larger than {@code budgetBytes}
- * (uncompressed) are left alone: warming them would evict blocks that are in use.
+ * the memtables until RocksDB stopped writes (docs/performance.md, "Session 18"). With {@code lowPriority} that thread
+ * runs at nice 19, like the flushes and compactions, so it only uses CPU the foreground leaves idle; when the priority
+ * cannot be lowered nothing is warmed, rather than compete with the event loops. If it falls behind, older files are
+ * dropped (a later compaction has usually replaced them). Outputs larger than {@code budgetBytes} (uncompressed) are
+ * left alone: warming them would evict blocks that are in use.
  */
 final class NewTableWarmer extends AbstractEventListener {
 
@@ -79,16 +80,14 @@ final class NewTableWarmer extends AbstractEventListener {
     private final Set<String> warmedBeforeInstall = ConcurrentHashMap.newKeySet();
     private final AtomicLong filesWarmedBeforeInstall = new AtomicLong();
     private final Level0Files level0;
-    /** The last compaction job told that level 0 still fills: its later output files do not wait again. */
-    private volatile int jobStillFilling = -1;
     private final ThreadPoolExecutor thread;
     private volatile CacheFiller filler;
     private volatile boolean unavailable;
 
     /**
      * {@code level0SlowdownTrigger}: RocksDB's {@code level0_slowdown_writes_trigger}; from half that many level-0
-     * files on, while flushes come, compaction outputs are read after installation instead, and from 0.7 of it on
-     * always, so compactions are not held up.
+     * files on, while flushes come, a compaction waits for them to stop before its output is read, and from 0.7 of it
+     * on its output is read after installation, so compactions are not held up.
      */
     NewTableWarmer(long budgetBytes, boolean lowPriority, int level0SlowdownTrigger) {
         super(EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_FLUSH_COMPLETED,
@@ -141,7 +140,7 @@ final class NewTableWarmer extends AbstractEventListener {
         if (info.getReason() != TableFileCreationReason.COMPACTION || current == null || unavailable
                 || info.getStatus().getCode() != Status.Code.Ok || info.getFileSize() == 0 || table == null
                 || table.getRawKeySize() + table.getRawValueSize() > budgetBytes
-                || !levelZeroLetsThisWait(info.getJobId())) {
+                || !levelZeroLetsThisWait()) {
             return;
         }
         if (current.fill(List.of(info.getFilePath()), level0::urgent)) {
@@ -150,22 +149,11 @@ final class NewTableWarmer extends AbstractEventListener {
         }
     }
 
-    private boolean levelZeroLetsThisWait(int job) {
-        if (level0.urgent()) {
-            return false;
-        }
-        if (!level0.crowded()) {
-            return true;
-        }
-        if (job == jobStillFilling) {
-            return false;
-        }
+    private boolean levelZeroLetsThisWait() {
         try {
-            if (level0.awaitSettled()) {
-                return true;
-            }
-            jobStillFilling = job;
-            return false;
+            // At once when level 0 is not crowded; otherwise once flushes stop, unless it turns urgent first (then
+            // this job's later output files find it urgent and do not wait either).
+            return level0.awaitSettled();
         } catch (InterruptedException e) {
             // A RocksDB thread: nothing of ours interrupts it, and a flag left set would make every later wait on it
             // return at once.

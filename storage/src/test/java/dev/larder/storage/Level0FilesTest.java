@@ -2,6 +2,7 @@ package dev.larder.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -101,10 +102,38 @@ class Level0FilesTest {
 
     @Test
     @Timeout(20)
-    void aFlushDuringTheWaitEndsItNotSettled() throws Exception {
-        Level0Files level0 = new Level0Files(1, 100, Duration.ofHours(1), System::nanoTime);
+    void aFlushDuringTheWaitDoesNotEndItWhileLevelZeroIsBelowUrgent() throws Exception {
+        Level0Files level0 = new Level0Files(2, 100, Duration.ofHours(1), System::nanoTime);
         level0.flushed("/data/000010.sst");
-        assertEquals(Boolean.FALSE, Waiter.endedBy(level0, () -> level0.flushed("/data/000012.sst")));
+        level0.flushed("/data/000012.sst");
+        Waiter waiter = Waiter.start(level0);
+        try {
+            level0.flushed("/data/000014.sst");
+            assertNull(waiter.result(1), "a flush below urgent ended the wait (the compaction would install cold)");
+            level0.compacted(List.of("/data/000010.sst", "/data/000012.sst", "/data/000014.sst"),
+                    List.of("/data/000015.sst"), 6);
+            assertEquals(Boolean.TRUE, waiter.result(10), "the compaction that ended the crowding");
+        } finally {
+            level0.release();
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void aFlushThatMakesLevelZeroUrgentEndsTheWaitNotSettled() throws Exception {
+        Level0Files level0 = new Level0Files(1, 3, Duration.ofHours(1), System::nanoTime);
+        level0.flushed("/data/000010.sst");
+        level0.flushed("/data/000012.sst");
+        assertEquals(Boolean.FALSE, Waiter.endedBy(level0, () -> level0.flushed("/data/000014.sst")));
+    }
+
+    @Test
+    @Timeout(20)
+    void aWaitOnAnUrgentLevelZeroEndsAtOnceNotSettled() throws InterruptedException {
+        Level0Files level0 = new Level0Files(1, 2, Duration.ofHours(1), System::nanoTime);
+        level0.flushed("/data/000010.sst");
+        level0.flushed("/data/000012.sst");
+        assertFalse(level0.awaitSettled());
     }
 
     @Test
