@@ -152,6 +152,9 @@ final class JsonSummary {
         column(j, "p50_ms", t, s -> s.p50() / 1000.0);
         column(j, "p99_ms", t, s -> s.p99() / 1000.0);
         column(j, "max_ms", t, s -> s.max() / 1000.0);
+        column(j, "server_cores", t, s -> s.machine().serverCores());
+        column(j, "server_background_cores", t, s -> s.machine().serverBackgroundCores());
+        column(j, "host_steal_share", t, s -> s.machine().hostSteal());
         j.endObject();
     }
 

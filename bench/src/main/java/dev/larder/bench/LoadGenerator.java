@@ -116,9 +116,11 @@ final class LoadGenerator {
      * @param serverAllowedCpus how many CPUs the server may run on ({@link ProcessCpuTime#allowedCpus}); 0 unknown
      * @param generatorCores this generator's own CPU meanwhile in cores (its whole JVM); NaN unknown
      * @param generatorCpus how many CPUs this generator may run on
+     * @param machineSeconds the server's CPU and the host's steal second by second, from the window's start
      */
     record Window(String name, List<ThreadStats> threads, double seconds, double hostSteal, double serverCores,
-                  double serverBackgroundCores, int serverAllowedCpus, double generatorCores, int generatorCpus) {
+                  double serverBackgroundCores, int serverAllowedCpus, double generatorCores, int generatorCpus,
+                  List<Timeline.Machine> machineSeconds) {
     }
 
     /** @param windows one per measured phase, in order */
@@ -277,7 +279,8 @@ final class LoadGenerator {
                     p -> steal.share(starts[p], Math.min(starts[p + 1], stopped)),
                     p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped)),
                     p -> cpu.backgroundCores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus(),
-                    p -> own.cores(starts[p], Math.min(starts[p + 1], stopped)), own.allowedCpus()));
+                    p -> own.cores(starts[p], Math.min(starts[p + 1], stopped)), own.allowedCpus(),
+                    p -> machineSeconds(starts[p], Math.min(starts[p + 1], stopped), steal, cpu)));
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
@@ -288,7 +291,18 @@ final class LoadGenerator {
         return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
                 p -> steal.share(starts[p], starts[p + 1]), p -> cpu.cores(starts[p], starts[p + 1]),
                 p -> cpu.backgroundCores(starts[p], starts[p + 1]), cpu.allowedCpus(),
-                p -> own.cores(starts[p], starts[p + 1]), own.allowedCpus()));
+                p -> own.cores(starts[p], starts[p + 1]), own.allowedCpus(),
+                p -> machineSeconds(starts[p], starts[p + 1], steal, cpu)));
+    }
+
+    /** Second i of the span is {@code [from + i s, from + (i+1) s)}, the last one cut at {@code to}. */
+    static List<Timeline.Machine> machineSeconds(long from, long to, HostSteal steal, ProcessCpuTime cpu) {
+        List<Timeline.Machine> out = new ArrayList<>();
+        for (long s = from; s < to; s += TimelineRecorder.SECOND_NANOS) {
+            long e = Math.min(s + TimelineRecorder.SECOND_NANOS, to);
+            out.add(new Timeline.Machine(cpu.cores(s, e), cpu.backgroundCores(s, e), steal.share(s, e)));
+        }
+        return out;
     }
 
     // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
@@ -298,7 +312,8 @@ final class LoadGenerator {
                                         java.util.function.IntToDoubleFunction serverCores,
                                         java.util.function.IntToDoubleFunction serverBackgroundCores,
                                         int serverAllowedCpus,
-                                        java.util.function.IntToDoubleFunction generatorCores, int generatorCpus) {
+                                        java.util.function.IntToDoubleFunction generatorCores, int generatorCpus,
+                                        IntFunction<List<Timeline.Machine>> machineSeconds) {
         List<Window> out = new ArrayList<>();
         int w = 0;
         for (int p = 0; p < phases.size(); p++) {
@@ -311,7 +326,7 @@ final class LoadGenerator {
             }
             out.add(new Window(phases.get(p).name(), threads, seconds.applyAsDouble(p), hostSteal.applyAsDouble(p),
                     serverCores.applyAsDouble(p), serverBackgroundCores.applyAsDouble(p), serverAllowedCpus,
-                    generatorCores.applyAsDouble(p), generatorCpus));
+                    generatorCores.applyAsDouble(p), generatorCpus, machineSeconds.apply(p)));
             w++;
         }
         return out;

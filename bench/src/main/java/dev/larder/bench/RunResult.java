@@ -118,7 +118,8 @@ public record RunResult(String target, URI url, String workload, double targetRa
         }
         RunResult draft = new RunResult(target, url, workload, rate, connections, window.threads().size(),
                 window.seconds(), corrected, uncorrected, lag, completed, bytes, errors, statusCounts, rateSamples,
-                inFlight, behind, behindAtStart, List.of(), profiles, Timeline.merge(timelines), window.hostSteal(),
+                inFlight, behind, behindAtStart, List.of(), profiles,
+                Timeline.merge(timelines).withMachine(window.machineSeconds()), window.hostSteal(),
                 window.serverCores(), window.serverBackgroundCores(), window.generatorCores(), window.generatorCpus());
         return draft.withWarnings(Honesty.check(draft, window.serverAllowedCpus()));
     }

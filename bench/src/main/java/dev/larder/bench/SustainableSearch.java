@@ -87,17 +87,10 @@ final class SustainableSearch {
                 Units.timeMicros(r.percentile(99)), verdict);
         Timeline t = r.timeline();
         if (!t.seconds().isEmpty()) {
-            StringBuilder worst = new StringBuilder();
-            for (int s : t.worstSeconds(WORST_SECONDS)) {
-                Timeline.Second second = t.seconds().get(s);
-                if (second.p99() > boundMicros) {
-                    worst.append(worst.length() > 0 ? ", " : "; worst: ").append(String.format(Locale.ROOT,
-                            "s%d p99 %s max %s (%d answers)", s + 1, Units.timeMicros(second.p99()),
-                            Units.timeMicros(second.max()), second.completed()));
-                }
-            }
+            List<String> worst = t.worstSecondsText(WORST_SECONDS, boundMicros);
             out.printf(Locale.ROOT, "            %d of %d s above %s%s%n", t.secondsAbove(boundMicros),
-                    t.seconds().size(), Units.timeMicros(boundMicros), worst);
+                    t.seconds().size(), Units.timeMicros(boundMicros),
+                    worst.isEmpty() ? "" : "; worst: " + String.join(", ", worst));
         }
         Bench.printWarnings(out, r);
     }

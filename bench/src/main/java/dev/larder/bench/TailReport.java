@@ -62,6 +62,9 @@ final class TailReport {
                 + "phase switches.</p>\n");
         h.append(HtmlReport.chart(charts, "latency-over-time", latencyOverTime(r, bound)));
         h.append(HtmlReport.chart(charts, "answers-over-time", answersOverTime(r)));
+        if (r.phases().stream().anyMatch(p -> !Double.isNaN(p.larder().serverCores()))) {
+            h.append(HtmlReport.chart(charts, "cpu-over-time", cpuOverTime(r)));
+        }
         h.append("<h2>Phases</h2>\n");
         h.append(phaseTable(r, bound));
         h.append(HtmlReport.chart(charts, "phase-percentiles", percentiles(r)));
@@ -207,6 +210,21 @@ final class TailReport {
         if (r.phases().stream().anyMatch(p -> p.nginx() != null)) {
             chart.line("nginx", NGINX, null, perSecond(r, true, s -> s.completed()), false);
         }
+        markPhases(chart, r);
+        return chart.render();
+    }
+
+    // Beside the latency chart: a second at a full core is a queue, a second with the background or the host's
+    // steal up is a stall, and the two want different fixes.
+    private static String cpuOverTime(TailResult r) {
+        SvgChart chart = new SvgChart("The server's CPU per second (cores), its lower-priority background part, and the "
+                + "host's steal (share of the machine)", 980, 360)
+                .xAxis("seconds since the first phase", false, SvgChart::plain)
+                .yAxis("cores / share", false, v -> String.format(Locale.ROOT, "%.2f", v));
+        chart.line(r.label() + " cores", LARDER, null, perSecond(r, false, s -> s.machine().serverCores()), false);
+        chart.line(r.label() + " background", LARDER, "5 4",
+                perSecond(r, false, s -> s.machine().serverBackgroundCores()), false);
+        chart.line("host steal", "#b00", "2 3", perSecond(r, false, s -> s.machine().hostSteal()), false);
         markPhases(chart, r);
         return chart.render();
     }

@@ -1,6 +1,7 @@
 package dev.larder.bench;
 
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -8,6 +9,8 @@ import java.util.Locale;
  * can be read, {@link ProcessCpuTime}), the sustainable rates, the warnings.
  */
 final class TailText {
+
+    static final int WORST_SECONDS = 3;
 
     private TailText() {
     }
@@ -43,6 +46,7 @@ final class TailText {
                     p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
         }
         printCostOverSaturated(out, r);
+        printWorstSeconds(out, r, bound);
         if (r.nginxOwnLoad() != null) {
             printOwnLoad(out, r, bound);
         }
@@ -88,6 +92,27 @@ final class TailText {
             }
         }
         out.println();
+    }
+
+    /**
+     * Each phase's worst seconds above the SLO with what the machine did in them: a full core, the background, or
+     * the host taking the CPU tells a queue from a stall (session 62 needed a sampler beside the benchmark for this).
+     */
+    private static void printWorstSeconds(PrintStream out, TailResult r, long bound) {
+        boolean header = false;
+        int i = 1;
+        for (TailResult.PhaseResult p : r.phases()) {
+            List<String> worst = p.larder().timeline().worstSecondsText(WORST_SECONDS, bound);
+            if (!worst.isEmpty()) {
+                if (!header) {
+                    out.printf("  Worst seconds above %s, with the server's CPU and the host's steal in them:%n",
+                            Units.timeMicros(bound));
+                    header = true;
+                }
+                out.printf(Locale.ROOT, "  %2d %-4s %s%n", i, p.kind(), String.join(", ", worst));
+            }
+            i++;
+        }
     }
 
     /**

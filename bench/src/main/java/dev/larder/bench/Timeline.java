@@ -3,13 +3,16 @@ package dev.larder.bench;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.IntStream;
 import org.HdrHistogram.IntCountsHistogram;
 
 /**
  * A measured window second by second (by arrival time of the answers, merged over the generator threads): what a
  * single p99 over the whole window hides, a stall of a few seconds or a slow start after a workload switch, shows
- * here. Latencies are corrected (from the due time), in microseconds.
+ * here. Latencies are corrected (from the due time), in microseconds. Each second also carries what the machine did
+ * in it ({@link Machine}), so a bad second can be read as a full core, the server's background, or the host taking
+ * the CPU, without a sampler run by hand beside the benchmark.
  *
  * @param thresholdMicros the bound {@link Second#overThreshold()} counts against (the SLO's latency bound)
  * @param seconds         the window's seconds in order; the last one may be partial
@@ -27,8 +30,31 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
      * @param p50           median latency, µs (2 significant digits)
      * @param p99           99th percentile, µs (2 significant digits)
      * @param max           the highest latency, µs (exact)
+     * @param machine       the server's CPU and the host's steal in this second
      */
-    public record Second(long completed, long overThreshold, long p50, long p99, long max) {
+    public record Second(long completed, long overThreshold, long p50, long p99, long max, Machine machine) {
+
+        public Second {
+            machine = machine == null ? Machine.UNKNOWN : machine;
+        }
+
+        /** A second whose machine figures are unknown. */
+        public Second(long completed, long overThreshold, long p50, long p99, long max) {
+            this(completed, overThreshold, p50, p99, max, Machine.UNKNOWN);
+        }
+    }
+
+    /**
+     * What the machine did in one second of a window, from the samplers a run keeps anyway ({@link ProcessCpuTime},
+     * {@link HostSteal}); NaN where unknown (a server on another machine, no {@code /proc}).
+     *
+     * @param serverCores           the server's CPU, in cores (1.0: one core busy the whole second)
+     * @param serverBackgroundCores the part of it its lower-priority threads used (Larder's flushes and compactions)
+     * @param hostSteal             the share (0-1) of the machine's CPU time its host took
+     */
+    public record Machine(double serverCores, double serverBackgroundCores, double hostSteal) {
+
+        public static final Machine UNKNOWN = new Machine(Double.NaN, Double.NaN, Double.NaN);
     }
 
     public Timeline {
@@ -66,6 +92,20 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
         return new Timeline(threads.get(0).thresholdMicros(), out);
     }
 
+    /**
+     * This timeline with {@code perSecond.get(i)} as second i's machine figures (seconds past the list's end keep
+     * theirs).
+     */
+    Timeline withMachine(List<Machine> perSecond) {
+        List<Second> out = new ArrayList<>(seconds.size());
+        for (int i = 0; i < seconds.size(); i++) {
+            Second s = seconds.get(i);
+            out.add(i < perSecond.size()
+                    ? new Second(s.completed(), s.overThreshold(), s.p50(), s.p99(), s.max(), perSecond.get(i)) : s);
+        }
+        return new Timeline(thresholdMicros, out);
+    }
+
     /** Answers in all seconds. */
     public long completed() {
         return seconds.stream().mapToLong(Second::completed).sum();
@@ -93,6 +133,35 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
     public List<Integer> worstSeconds(int n) {
         return IntStream.range(0, seconds.size()).filter(i -> seconds.get(i).completed() > 0).boxed()
                 .sorted(Comparator.comparingLong((Integer i) -> seconds.get(i).p99()).reversed()).limit(n).toList();
+    }
+
+    /**
+     * The worst {@code n} seconds above {@code boundMicros}, one text each: index (from 1), p99, max, answers, and the
+     * server's CPU and the host's steal in that second where known ("s14 p99 141ms max 190ms (1498 answers; server
+     * 1.00 cores, 0.02 background, host steal 0.4%)").
+     */
+    public List<String> worstSecondsText(int n, long boundMicros) {
+        List<String> out = new ArrayList<>();
+        for (int i : worstSeconds(n)) {
+            Second s = seconds.get(i);
+            if (s.p99() <= boundMicros) {
+                continue;
+            }
+            Machine m = s.machine();
+            StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "s%d p99 %s max %s (%d answers", i + 1,
+                    Units.timeMicros(s.p99()), Units.timeMicros(s.max()), s.completed()));
+            if (!Double.isNaN(m.serverCores())) {
+                t.append(String.format(Locale.ROOT, "; server %.2f cores", m.serverCores()));
+                if (!Double.isNaN(m.serverBackgroundCores())) {
+                    t.append(String.format(Locale.ROOT, ", %.2f background", m.serverBackgroundCores()));
+                }
+            }
+            if (!Double.isNaN(m.hostSteal())) {
+                t.append(String.format(Locale.ROOT, "; host steal %.1f%%", m.hostSteal() * 100));
+            }
+            out.add(t.append(')').toString());
+        }
+        return out;
     }
 
     /**

@@ -158,6 +158,8 @@ class BenchFlowTest {
             assertTrue(json.matches("(?s).*\"server_cpu\": \\{\\s*\"cores\": [0-9.]+,\\s*\"us_per_request\": [0-9.]+,"
                     + "\\s*\"background_cores\": [0-9.]+\\s*}.*"), json);
             assertTrue(json.contains("\"host_steal_share\": "), json);
+            assertTrue(json.matches("(?s).*\"server_cores\": \\[\\s*[0-9.]+,\\s*[0-9.]+,\\s*[0-9.]+\\s*].*"),
+                    "the timeline's seconds each with the server's CPU: " + json);
         }
     }
 

@@ -94,4 +94,64 @@ class TimelineTest {
             assertTrue(cursor.get() > 0, "the PUTs wrote ids the GETs read");
         }
     }
+
+    @Test
+    void aWorstSecondSaysWhatTheMachineDidInIt() {
+        Timeline t = new Timeline(10_000, List.of(new Timeline.Second(10, 0, 1, 5_000, 6_000),
+                new Timeline.Second(1500, 900, 1, 141_000, 190_000), new Timeline.Second(1500, 20, 1, 12_000, 13_000)))
+                .withMachine(List.of(new Timeline.Machine(0.5, 0.01, 0.0), new Timeline.Machine(1.0, 0.02, 0.004)));
+        assertEquals(1.0, t.seconds().get(1).machine().serverCores());
+        assertTrue(Double.isNaN(t.seconds().get(2).machine().serverCores()), "a second past the list: unknown");
+        assertEquals(List.of("s2 p99 141.00ms max 190.00ms (1500 answers; server 1.00 cores, 0.02 background; "
+                        + "host steal 0.4%)", "s3 p99 12.00ms max 13.00ms (1500 answers)"),
+                t.worstSecondsText(3, 10_000), "within the bound (s1) left out, unknown figures not printed");
+    }
+
+    @Test
+    void eachSecondCarriesTheServersCpuInThatSecond() throws InterruptedException {
+        // The stub listens in this JVM, so the "server" is this JVM: a thread that spins through the window's second
+        // second puts a core into that second and into no other.
+        if (!java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task"))) {
+            return;
+        }
+        AtomicLong spun = new AtomicLong();
+        Thread[] spinner = new Thread[1];
+        LoadGenerator.Listener spinInSecondTwo = (start, end) -> {
+            spinner[0] = new Thread(() -> {
+                long wait = start + 1_050_000_000L - System.nanoTime();
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                }
+                while (System.nanoTime() < start + 1_950_000_000L) {
+                    spun.incrementAndGet();
+                }
+            }, "spin-in-second-two");
+            spinner[0].start();
+        };
+        try (StubServer stub = StubServer.fixed(100)) {
+            RequestEncoder encoder = new RequestEncoder(stub.url(), List.of(), 8, 1);
+            Workload get = Workload.of(Operation.GET, 100, KeyDistribution.UNIFORM, false, ValueSize.fixed(8));
+            LoadGenerator.Plan plan = new LoadGenerator.Plan(stub.url(), 8, 1, Duration.ofSeconds(5), 10_000,
+                    // The warm-up takes the generator's and the stub's compilations, a core's worth of their own.
+                    List.of(new LoadGenerator.Phase("warm-up", 200, Duration.ofSeconds(2), false,
+                                    t -> encoder.workload(get, null, new AtomicLong(), 7)),
+                            new LoadGenerator.Phase("GET", 200, Duration.ofSeconds(3), true,
+                                    t -> encoder.workload(get, null, new AtomicLong(), 7))));
+            LoadGenerator.Window w = LoadGenerator.run(plan, spinInSecondTwo).windows().get(0);
+            spinner[0].join();
+            Timeline t = RunResult.merge("stub", stub.url(), "get", 200, 8, w, List.of()).timeline();
+
+            assertEquals(3, w.machineSeconds().size(), w.machineSeconds().toString());
+            assertEquals(w.machineSeconds(), t.seconds().stream().map(Timeline.Second::machine).toList(),
+                    "the merged timeline carries them");
+            double[] cores = w.machineSeconds().stream().mapToDouble(Timeline.Machine::serverCores).toArray();
+            assertTrue(spun.get() > 0);
+            // Every second saw the generator and the stub; the second second a core more (at least most of one,
+            // unless something else took this machine's CPUs), the others not.
+            assertTrue(cores[1] > cores[0] + 0.5 && cores[1] > cores[2] + 0.5, java.util.Arrays.toString(cores));
+            for (Timeline.Machine m : w.machineSeconds()) {
+                assertTrue(m.hostSteal() >= 0 && m.hostSteal() <= 1, m.toString());
+            }
+        }
+    }
 }
