@@ -3,6 +3,7 @@ package dev.larder.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -12,13 +13,24 @@ import java.util.List;
  * later), and then a server and its generator run on less than the machine they seem to have: such a run is slower and
  * its tail longer than the same build's on a quiet host. Where {@code /proc/stat} cannot be read (not Linux, a
  * sandbox) nothing is sampled and every share is unknown.
+ *
+ * <p>The same readings also give the share of the server's own CPUs that the host took, when the server is pinned
+ * ({@code taskset}): on a two-core machine 5% of the machine can be 10% of the server's core, and that is what its
+ * latency feels.
  */
 final class HostSteal implements AutoCloseable {
 
     static final long PERIOD_MILLIS = 200;
 
-    /** One reading: when, and the machine's steal and total ticks since boot. */
-    record Sample(long nanos, long steal, long total) {
+    /**
+     * One reading: when, the machine's steal and total ticks since boot, and the same for the server's CPUs (-1 when
+     * they are unknown).
+     */
+    record Sample(long nanos, long steal, long total, long serverSteal, long serverTotal) {
+
+        Sample(long nanos, long steal, long total) {
+            this(nanos, steal, total, -1, -1);
+        }
     }
 
     private final PeriodicSampler<Sample> sampler;
@@ -28,20 +40,25 @@ final class HostSteal implements AutoCloseable {
         this.sampler = sampler;
     }
 
-    /** Starts sampling {@code /proc/stat}. */
-    static HostSteal start() {
-        return start(Path.of("/proc/stat"));
+    /** Starts sampling {@code /proc/stat}, the server's CPUs among them ({@code serverCpus}; empty: unknown). */
+    static HostSteal start(BitSet serverCpus) {
+        return start(Path.of("/proc/stat"), serverCpus);
     }
 
     static HostSteal start(Path stat) {
-        return new HostSteal(PeriodicSampler.start("bench-host-steal", PERIOD_MILLIS, () -> read(stat),
+        return start(stat, new BitSet());
+    }
+
+    static HostSteal start(Path stat, BitSet serverCpus) {
+        BitSet cpus = (BitSet) serverCpus.clone();
+        return new HostSteal(PeriodicSampler.start("bench-host-steal", PERIOD_MILLIS, () -> read(stat, cpus),
                 List.of(HostSteal.class)));
     }
 
     /** One reading of {@code stat}; {@code null} when there is nothing to read. */
-    private static Sample read(Path stat) {
+    private static Sample read(Path stat, BitSet serverCpus) {
         try {
-            return parse(System.nanoTime(), Files.readString(stat));
+            return parse(System.nanoTime(), Files.readString(stat), serverCpus);
         } catch (IOException e) {
             return null;
         }
@@ -57,21 +74,52 @@ final class HostSteal implements AutoCloseable {
      * first eight (guest time is already counted in user and nice); {@code null} when there is no such line.
      */
     static Sample parse(long nanos, String procStat) {
+        return parse(nanos, procStat, new BitSet());
+    }
+
+    /**
+     * As {@link #parse(long, String)}, with the {@code cpuN} lines of {@code serverCpus} summed the same way (-1 when
+     * the set is empty or one of them has no line).
+     */
+    static Sample parse(long nanos, String procStat, BitSet serverCpus) {
+        long[] machine = null;
+        long serverSteal = 0;
+        long serverTotal = 0;
+        int serverLines = 0;
         for (String line : procStat.split("\n")) {
-            if (!line.startsWith("cpu ")) {
+            if (!line.startsWith("cpu")) {
                 continue;
             }
             String[] f = line.trim().split("\\s+");
             if (f.length < 9) {
-                return null;
+                if (f[0].equals("cpu")) {
+                    return null;
+                }
+                continue;
             }
-            long total = 0;
-            for (int i = 1; i <= 8; i++) {
-                total += Long.parseLong(f[i]);
+            long[] st = stealAndTotal(f);
+            if (f[0].equals("cpu")) {
+                machine = st;
+            } else if (serverCpus.get(Integer.parseInt(f[0].substring(3)))) {
+                serverSteal += st[0];
+                serverTotal += st[1];
+                serverLines++;
             }
-            return new Sample(nanos, Long.parseLong(f[8]), total);
         }
-        return null;
+        if (machine == null) {
+            return null;
+        }
+        boolean known = !serverCpus.isEmpty() && serverLines == serverCpus.cardinality();
+        return new Sample(nanos, machine[0], machine[1], known ? serverSteal : -1, known ? serverTotal : -1);
+    }
+
+    // Steal is the eighth value, the total the sum of the first eight.
+    private static long[] stealAndTotal(String[] f) {
+        long total = 0;
+        for (int i = 1; i <= 8; i++) {
+            total += Long.parseLong(f[i]);
+        }
+        return new long[] {Long.parseLong(f[8]), total};
     }
 
     /**
@@ -80,6 +128,17 @@ final class HostSteal implements AutoCloseable {
      * when the samples do not cover the span (nothing could be read, or the span is still running).
      */
     double share(long fromNanos, long toNanos) {
+        Sample[] span = span(fromNanos, toNanos);
+        return share(span[0], span[1]);
+    }
+
+    /** The same share of the server's CPUs' time; NaN also when they are unknown. */
+    double serverCpusShare(long fromNanos, long toNanos) {
+        Sample[] span = span(fromNanos, toNanos);
+        return serverCpusShare(span[0], span[1]);
+    }
+
+    private Sample[] span(long fromNanos, long toNanos) {
         Sample first = null;
         Sample last = null;
         for (Sample s : sampler.readings()) {
@@ -90,7 +149,7 @@ final class HostSteal implements AutoCloseable {
                 last = s;
             }
         }
-        return share(first, last);
+        return new Sample[] {first, last};
     }
 
     static double share(Sample first, Sample last) {
@@ -98,6 +157,13 @@ final class HostSteal implements AutoCloseable {
             return Double.NaN;
         }
         return (double) (last.steal() - first.steal()) / (last.total() - first.total());
+    }
+
+    static double serverCpusShare(Sample first, Sample last) {
+        if (first == null || last == null || first.serverTotal() < 0 || last.serverTotal() <= first.serverTotal()) {
+            return Double.NaN;
+        }
+        return (double) (last.serverSteal() - first.serverSteal()) / (last.serverTotal() - first.serverTotal());
     }
 
     /** Stops the sampler and takes one more reading, the end of the last window; once. */

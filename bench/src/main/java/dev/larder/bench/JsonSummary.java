@@ -155,6 +155,7 @@ final class JsonSummary {
         column(j, "server_cores", t, s -> s.machine().serverCores());
         column(j, "server_background_cores", t, s -> s.machine().serverBackgroundCores());
         column(j, "host_steal_share", t, s -> s.machine().hostSteal());
+        column(j, "server_cpus_steal_share", t, s -> s.machine().serverCpusSteal());
         j.endObject();
     }
 

@@ -81,6 +81,15 @@ final class ListeningProcesses {
     }
 
     static int allowedCpus(List<Long> pids, Path proc) {
+        return allowedCpuSet(pids, proc).cardinality();
+    }
+
+    /** Which CPUs the processes {@code pids} may run on together; empty when unknown. */
+    static BitSet allowedCpuSet(List<Long> pids) {
+        return allowedCpuSet(pids, Path.of("/proc"));
+    }
+
+    static BitSet allowedCpuSet(List<Long> pids, Path proc) {
         BitSet cpus = new BitSet();
         for (long pid : pids) {
             try {
@@ -90,10 +99,10 @@ final class ListeningProcesses {
                     }
                 }
             } catch (IOException | RuntimeException e) {
-                return 0;
+                return new BitSet();
             }
         }
-        return cpus.cardinality();
+        return cpus;
     }
 
     /** A kernel CPU list such as {@code 0-3,8,10-11}. */

@@ -143,7 +143,9 @@ final class LoadGenerator {
                 ? EpollSocketChannel.class : NioSocketChannel.class;
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(plan.threads(),
                 new DefaultThreadFactory("larder-bench", true), handlers);
-        try (HostSteal steal = HostSteal.start(); ProcessCpuTime cpu = ProcessCpuTime.start(plan.target());
+        List<Long> serverPids = ListeningProcesses.serving(plan.target());
+        try (HostSteal steal = HostSteal.start(ListeningProcesses.allowedCpuSet(serverPids));
+             ProcessCpuTime cpu = ProcessCpuTime.start(serverPids);
              ProcessCpuTime own = ProcessCpuTime.ofThisProcess()) {
             return run(plan, listener, group, channelClass, steal, cpu, own);
         } finally {
@@ -300,7 +302,8 @@ final class LoadGenerator {
         List<Timeline.Machine> out = new ArrayList<>();
         for (long s = from; s < to; s += TimelineRecorder.SECOND_NANOS) {
             long e = Math.min(s + TimelineRecorder.SECOND_NANOS, to);
-            out.add(new Timeline.Machine(cpu.cores(s, e), cpu.backgroundCores(s, e), steal.share(s, e)));
+            out.add(new Timeline.Machine(cpu.cores(s, e), cpu.backgroundCores(s, e), steal.share(s, e),
+                    steal.serverCpusShare(s, e)));
         }
         return out;
     }

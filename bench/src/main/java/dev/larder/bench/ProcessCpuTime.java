@@ -1,7 +1,6 @@
 package dev.larder.bench;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -56,10 +55,12 @@ final class ProcessCpuTime implements AutoCloseable {
         this.allowedCpus = allowedCpus;
     }
 
-    /** Samples the processes that serve {@code target} on this machine; nothing when there are none. */
-    static ProcessCpuTime start(URI target) {
-        List<Long> pids = ListeningProcesses.serving(target);
-        return of(pids, ListeningProcesses.allowedCpus(pids), true);
+    /**
+     * Samples the server's processes ({@link ListeningProcesses#serving}: those that serve the target on this
+     * machine); nothing when there are none.
+     */
+    static ProcessCpuTime start(List<Long> serverPids) {
+        return of(serverPids, ListeningProcesses.allowedCpus(serverPids), true);
     }
 
     /**

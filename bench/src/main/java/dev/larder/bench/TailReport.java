@@ -218,13 +218,15 @@ final class TailReport {
     // steal up is a stall, and the two want different fixes.
     private static String cpuOverTime(TailResult r) {
         SvgChart chart = new SvgChart("The server's CPU per second (cores), its lower-priority background part, and the "
-                + "host's steal (share of the machine)", 980, 360)
+                + "host's steal (share of the machine's and of the server's CPUs' time)", 980, 360)
                 .xAxis("seconds since the first phase", false, SvgChart::plain)
                 .yAxis("cores / share", false, v -> String.format(Locale.ROOT, "%.2f", v));
         chart.line(r.label() + " cores", LARDER, null, perSecond(r, false, s -> s.machine().serverCores()), false);
         chart.line(r.label() + " background", LARDER, "5 4",
                 perSecond(r, false, s -> s.machine().serverBackgroundCores()), false);
-        chart.line("host steal", "#b00", "2 3", perSecond(r, false, s -> s.machine().hostSteal()), false);
+        chart.line("host steal (machine)", "#b00", "2 3", perSecond(r, false, s -> s.machine().hostSteal()), false);
+        chart.line("host steal (server's CPUs)", "#b00", null,
+                perSecond(r, false, s -> s.machine().serverCpusSteal()), false);
         markPhases(chart, r);
         return chart.render();
     }

@@ -51,10 +51,13 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
      * @param serverCores           the server's CPU, in cores (1.0: one core busy the whole second)
      * @param serverBackgroundCores the part of it its lower-priority threads used (Larder's flushes and compactions)
      * @param hostSteal             the share (0-1) of the machine's CPU time its host took
+     * @param serverCpusSteal       the share (0-1) of the server's CPUs' time its host took (known when the server's
+     *                              CPUs are: pinned with {@code taskset}, or on every CPU)
      */
-    public record Machine(double serverCores, double serverBackgroundCores, double hostSteal) {
+    public record Machine(double serverCores, double serverBackgroundCores, double hostSteal,
+                          double serverCpusSteal) {
 
-        public static final Machine UNKNOWN = new Machine(Double.NaN, Double.NaN, Double.NaN);
+        public static final Machine UNKNOWN = new Machine(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
     }
 
     public Timeline {
@@ -138,7 +141,7 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
     /**
      * The worst {@code n} seconds above {@code boundMicros}, one text each: index (from 1), p99, max, answers, and the
      * server's CPU and the host's steal in that second where known ("s14 p99 141ms max 190ms (1498 answers; server
-     * 1.00 cores, 0.02 background, host steal 0.4%)").
+     * 1.00 cores, 0.02 background; host steal 0.4%, 0.8% of the server's CPU)").
      */
     public List<String> worstSecondsText(int n, long boundMicros) {
         List<String> out = new ArrayList<>();
@@ -158,6 +161,9 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
             }
             if (!Double.isNaN(m.hostSteal())) {
                 t.append(String.format(Locale.ROOT, "; host steal %.1f%%", m.hostSteal() * 100));
+                if (!Double.isNaN(m.serverCpusSteal())) {
+                    t.append(String.format(Locale.ROOT, ", %.1f%% of the server's CPU", m.serverCpusSteal() * 100));
+                }
             }
             out.add(t.append(')').toString());
         }

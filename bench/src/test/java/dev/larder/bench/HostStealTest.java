@@ -30,6 +30,26 @@ class HostStealTest {
     }
 
     @Test
+    void theServersCpusAreSummedFromTheirOwnLines() {
+        String text = "cpu  300 0 0 900 0 0 0 60 0 0\n"
+                + "cpu0 100 0 0 500 0 0 0 10 0 0\ncpu1 200 0 0 400 0 0 0 50 0 0\n";
+        java.util.BitSet one = new java.util.BitSet();
+        one.set(1);
+        HostSteal.Sample a = HostSteal.parse(0, text, one);
+        assertEquals(50, a.serverSteal());
+        assertEquals(650, a.serverTotal());
+        HostSteal.Sample b = HostSteal.parse(1, "cpu  330 0 0 960 0 0 0 110 0 0\n"
+                + "cpu0 130 0 0 540 0 0 0 10 0 0\ncpu1 200 0 0 420 0 0 0 100 0 0\n", one);
+        assertEquals(50.0 / 70, HostSteal.serverCpusShare(a, b), 1e-9, "core 1: 50 of its 70 ticks stolen");
+        assertEquals(50.0 / 140, HostSteal.share(a, b), 1e-9, "the machine: 50 of 140");
+        assertTrue(Double.isNaN(HostSteal.serverCpusShare(HostSteal.parse(0, text), HostSteal.parse(1, text))),
+                "no server CPUs known: unknown");
+        java.util.BitSet absent = new java.util.BitSet();
+        absent.set(7);
+        assertEquals(-1, HostSteal.parse(0, text, absent).serverTotal(), "a CPU without a line: unknown");
+    }
+
+    @Test
     void theShareIsTheStealTicksOverAllTicksBetweenTwoSamples() {
         HostSteal.Sample a = HostSteal.parse(0, stat(100, 400, 50));
         HostSteal.Sample b = HostSteal.parse(1, stat(160, 420, 70));
@@ -65,7 +85,9 @@ class HostStealTest {
     void onLinuxTheRealFileGivesAShareBetweenZeroAndOne() throws Exception {
         // The parsing is covered above; only Linux has the file.
         assumeTrue(Files.isReadable(Path.of("/proc/stat")), "no /proc/stat here");
-        HostSteal steal = HostSteal.start();
+        java.util.BitSet cpu0 = new java.util.BitSet();
+        cpu0.set(0);
+        HostSteal steal = HostSteal.start(cpu0);
         long from = System.nanoTime();
         Thread.sleep(HostSteal.PERIOD_MILLIS * 3);
         long to = System.nanoTime();
@@ -74,5 +96,7 @@ class HostStealTest {
         // Some sandboxes (gVisor) serve a /proc/stat whose counters never move: nothing to measure there.
         assumeFalse(Double.isNaN(share), "/proc/stat's counters did not move");
         assertTrue(share >= 0 && share <= 1, "share " + share);
+        double cpu0Share = steal.serverCpusShare(from, to);
+        assertTrue(cpu0Share >= 0 && cpu0Share <= 1, "CPU 0's share " + cpu0Share);
     }
 }

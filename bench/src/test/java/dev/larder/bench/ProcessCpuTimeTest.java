@@ -83,7 +83,7 @@ class ProcessCpuTimeTest {
         try (ServerSocket listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             URI url = URI.create("http://127.0.0.1:" + listening.getLocalPort() + "/v0/entity");
             assertEquals(List.of(ProcessHandle.current().pid()), ListeningProcesses.serving(url));
-            try (ProcessCpuTime cpu = ProcessCpuTime.start(url)) {
+            try (ProcessCpuTime cpu = ProcessCpuTime.start(ListeningProcesses.serving(url))) {
                 // The JVM's affinity is what taskset gave it, at least one CPU and at most the machine's.
                 assertTrue(cpu.allowedCpus() >= 1 && cpu.allowedCpus() <= Runtime.getRuntime().availableProcessors()
                         + 64, "allowed: " + cpu.allowedCpus());
@@ -281,5 +281,7 @@ class ProcessCpuTimeTest {
         assertEquals(1, ListeningProcesses.allowedCpus(List.of(10L), proc), "taskset -c 1");
         assertEquals(2, ListeningProcesses.allowedCpus(List.of(10L, 11L), proc), "a master and a worker together");
         assertEquals(0, ListeningProcesses.allowedCpus(List.of(10L, 12L), proc), "one of them gone: unknown");
+        assertEquals(ListeningProcesses.cpuList("1-2"), ListeningProcesses.allowedCpuSet(List.of(10L, 11L), proc),
+                "which CPUs: for the host's steal on them");
     }
 }

@@ -99,11 +99,12 @@ class TimelineTest {
     void aWorstSecondSaysWhatTheMachineDidInIt() {
         Timeline t = new Timeline(10_000, List.of(new Timeline.Second(10, 0, 1, 5_000, 6_000),
                 new Timeline.Second(1500, 900, 1, 141_000, 190_000), new Timeline.Second(1500, 20, 1, 12_000, 13_000)))
-                .withMachine(List.of(new Timeline.Machine(0.5, 0.01, 0.0), new Timeline.Machine(1.0, 0.02, 0.004)));
+                .withMachine(List.of(new Timeline.Machine(0.5, 0.01, 0.0, 0.0),
+                        new Timeline.Machine(1.0, 0.02, 0.004, 0.008), Timeline.Machine.UNKNOWN));
         assertEquals(1.0, t.seconds().get(1).machine().serverCores());
-        assertTrue(Double.isNaN(t.seconds().get(2).machine().serverCores()), "a second past the list: unknown");
+        assertTrue(Double.isNaN(t.seconds().get(2).machine().serverCores()), "unknown stays unknown");
         assertEquals(List.of("s2 p99 141.00ms max 190.00ms (1500 answers; server 1.00 cores, 0.02 background; "
-                        + "host steal 0.4%)", "s3 p99 12.00ms max 13.00ms (1500 answers)"),
+                        + "host steal 0.4%, 0.8% of the server's CPU)", "s3 p99 12.00ms max 13.00ms (1500 answers)"),
                 t.worstSecondsText(3, 10_000), "within the bound (s1) left out, unknown figures not printed");
     }
 
@@ -151,6 +152,7 @@ class TimelineTest {
             assertTrue(cores[1] > cores[0] + 0.5 && cores[1] > cores[2] + 0.5, java.util.Arrays.toString(cores));
             for (Timeline.Machine m : w.machineSeconds()) {
                 assertTrue(m.hostSteal() >= 0 && m.hostSteal() <= 1, m.toString());
+                assertTrue(m.serverCpusSteal() >= 0 && m.serverCpusSteal() <= 1, "this JVM's CPUs: " + m);
             }
         }
     }
