@@ -147,9 +147,9 @@ class TimelineTest {
                     "the merged timeline carries them");
             double[] cores = w.machineSeconds().stream().mapToDouble(Timeline.Machine::serverCores).toArray();
             assertTrue(spun.get() > 0);
-            // Every second saw the generator and the stub; the second second a core more (at least most of one,
-            // unless something else took this machine's CPUs), the others not.
-            assertTrue(cores[1] > cores[0] + 0.5 && cores[1] > cores[2] + 0.5, java.util.Arrays.toString(cores));
+            // Every second saw the generator and the stub; the second second also 0.9 s of spinning, the others not.
+            // A margin of 0.3 core still tells the seconds apart on a machine whose host takes half the spinner's.
+            assertTrue(cores[1] > cores[0] + 0.3 && cores[1] > cores[2] + 0.3, java.util.Arrays.toString(cores));
             for (Timeline.Machine m : w.machineSeconds()) {
                 assertTrue(m.hostSteal() >= 0 && m.hostSteal() <= 1, m.toString());
                 assertTrue(m.serverCpusSteal() >= 0 && m.serverCpusSteal() <= 1, "this JVM's CPUs: " + m);
