@@ -27,10 +27,6 @@ final class HostSteal implements AutoCloseable {
      * they are unknown).
      */
     record Sample(long nanos, long steal, long total, long serverSteal, long serverTotal) {
-
-        Sample(long nanos, long steal, long total) {
-            this(nanos, steal, total, -1, -1);
-        }
     }
 
     private final PeriodicSampler<Sample> sampler;

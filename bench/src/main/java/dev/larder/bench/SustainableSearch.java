@@ -25,9 +25,6 @@ final class SustainableSearch {
     private SustainableSearch() {
     }
 
-    /** Seconds of a trial's hold named in its line: where a 60 s p99 came from. */
-    static final int WORST_SECONDS = 3;
-
     static TailResult.SustainableResult find(TailSession session, TailOptions tail, URI url, String label,
                                              RequestEncoder encoder, AtomicLong cursor, TailPhase op, double capacity,
                                              double putCapacity, Runnable beforeTrial, PrintStream out) {
@@ -87,7 +84,8 @@ final class SustainableSearch {
                 Units.timeMicros(r.percentile(99)), verdict);
         Timeline t = r.timeline();
         if (!t.seconds().isEmpty()) {
-            List<String> worst = t.worstSecondsText(WORST_SECONDS, boundMicros);
+            // A 60 s hold is judged by its p99: the worst seconds say where it came from.
+            List<String> worst = t.worstSecondsText(Timeline.WORST_SECONDS, boundMicros);
             out.printf(Locale.ROOT, "            %d of %d s above %s%s%n", t.secondsAbove(boundMicros),
                     t.seconds().size(), Units.timeMicros(boundMicros),
                     worst.isEmpty() ? "" : "; worst: " + String.join(", ", worst));

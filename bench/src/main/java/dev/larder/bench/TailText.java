@@ -10,8 +10,6 @@ import java.util.Locale;
  */
 final class TailText {
 
-    static final int WORST_SECONDS = 3;
-
     private TailText() {
     }
 
@@ -102,7 +100,7 @@ final class TailText {
         boolean header = false;
         int i = 1;
         for (TailResult.PhaseResult p : r.phases()) {
-            List<String> worst = p.larder().timeline().worstSecondsText(WORST_SECONDS, bound);
+            List<String> worst = p.larder().timeline().worstSecondsText(Timeline.WORST_SECONDS, bound);
             if (!worst.isEmpty()) {
                 if (!header) {
                     out.printf("  Worst seconds above %s, with the server's CPU and the host's steal in them:%n",

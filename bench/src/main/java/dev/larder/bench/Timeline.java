@@ -19,6 +19,9 @@ import org.HdrHistogram.IntCountsHistogram;
  */
 public record Timeline(long thresholdMicros, List<Second> seconds) {
 
+    /** How many worst seconds a text output lists (the tail's phase table, the sustainable search's trials). */
+    static final int WORST_SECONDS = 3;
+
     /** No seconds (a run without a fixed window, such as the prefill). */
     public static final Timeline EMPTY = new Timeline(0, List.of());
 
