@@ -124,28 +124,44 @@ final class HostSteal implements AutoCloseable {
      * when the samples do not cover the span (nothing could be read, or the span is still running).
      */
     double share(long fromNanos, long toNanos) {
-        Sample[] span = span(fromNanos, toNanos);
-        return share(span[0], span[1]);
+        return readings().share(fromNanos, toNanos);
     }
 
     /** The same share of the server's CPUs' time; NaN also when they are unknown. */
     double serverCpusShare(long fromNanos, long toNanos) {
-        Sample[] span = span(fromNanos, toNanos);
-        return serverCpusShare(span[0], span[1]);
+        return readings().serverCpusShare(fromNanos, toNanos);
     }
 
-    private Sample[] span(long fromNanos, long toNanos) {
-        Sample first = null;
-        Sample last = null;
-        for (Sample s : sampler.readings()) {
-            if (s.nanos() <= fromNanos) {
-                first = s;
-            }
-            if (s.nanos() >= toNanos && last == null) {
-                last = s;
-            }
+    /** The readings so far, to ask about many spans (a window's seconds) without copying them for each. */
+    Readings readings() {
+        return new Readings(sampler.readings());
+    }
+
+    /** Readings in time order, and the shares of the spans they cover. */
+    record Readings(List<Sample> samples) {
+
+        /** As {@link HostSteal#share(long, long)}. */
+        double share(long fromNanos, long toNanos) {
+            Sample[] span = span(fromNanos, toNanos);
+            return HostSteal.share(span[0], span[1]);
         }
-        return new Sample[] {first, last};
+
+        /** As {@link HostSteal#serverCpusShare(long, long)}. */
+        double serverCpusShare(long fromNanos, long toNanos) {
+            Sample[] span = span(fromNanos, toNanos);
+            return HostSteal.serverCpusShare(span[0], span[1]);
+        }
+
+        /**
+         * The last sample at or before the start and the first at or after the end (each null when there is none):
+         * steal counters only move between readings, so a span is measured from the readings just outside it.
+         */
+        Sample[] span(long fromNanos, long toNanos) {
+            int before = PeriodicSampler.firstAfter(samples, Sample::nanos, fromNanos) - 1;
+            int after = PeriodicSampler.firstAtOrAfter(samples, Sample::nanos, toNanos);
+            return new Sample[] {before >= 0 ? samples.get(before) : null,
+                    after < samples.size() ? samples.get(after) : null};
+        }
     }
 
     static double share(Sample first, Sample last) {

@@ -73,18 +73,9 @@ final class ListeningProcesses {
     }
 
     /**
-     * How many CPUs the processes {@code pids} may run on together (the union of their {@code Cpus_allowed_list}:
-     * {@code taskset -c 1} gives 1); 0 when unknown.
+     * Which CPUs the processes {@code pids} may run on together (the union of their {@code Cpus_allowed_list}:
+     * {@code taskset -c 1} gives CPU 1); empty when unknown.
      */
-    static int allowedCpus(List<Long> pids) {
-        return allowedCpus(pids, Path.of("/proc"));
-    }
-
-    static int allowedCpus(List<Long> pids, Path proc) {
-        return allowedCpuSet(pids, proc).cardinality();
-    }
-
-    /** Which CPUs the processes {@code pids} may run on together; empty when unknown. */
     static BitSet allowedCpuSet(List<Long> pids) {
         return allowedCpuSet(pids, Path.of("/proc"));
     }

@@ -23,6 +23,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
@@ -144,8 +145,9 @@ final class LoadGenerator {
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(plan.threads(),
                 new DefaultThreadFactory("larder-bench", true), handlers);
         List<Long> serverPids = ListeningProcesses.serving(plan.target());
-        try (HostSteal steal = HostSteal.start(ListeningProcesses.allowedCpuSet(serverPids));
-             ProcessCpuTime cpu = ProcessCpuTime.start(serverPids);
+        BitSet serverCpus = ListeningProcesses.allowedCpuSet(serverPids);
+        try (HostSteal steal = HostSteal.start(serverCpus);
+             ProcessCpuTime cpu = ProcessCpuTime.start(serverPids, serverCpus);
              ProcessCpuTime own = ProcessCpuTime.ofThisProcess()) {
             return run(plan, listener, group, channelClass, steal, cpu, own);
         } finally {
@@ -299,11 +301,14 @@ final class LoadGenerator {
 
     /** Second i of the span is {@code [from + i s, from + (i+1) s)}, the last one cut at {@code to}. */
     static List<Timeline.Machine> machineSeconds(long from, long to, HostSteal steal, ProcessCpuTime cpu) {
+        // One copy of each sampler's readings for all the seconds: each second's four figures search it.
+        HostSteal.Readings stealReadings = steal.readings();
+        ProcessCpuTime.Readings cpuReadings = cpu.readings();
         List<Timeline.Machine> out = new ArrayList<>();
         for (long s = from; s < to; s += TimelineRecorder.SECOND_NANOS) {
             long e = Math.min(s + TimelineRecorder.SECOND_NANOS, to);
-            out.add(new Timeline.Machine(cpu.cores(s, e), cpu.backgroundCores(s, e), steal.share(s, e),
-                    steal.serverCpusShare(s, e)));
+            out.add(new Timeline.Machine(cpuReadings.cores(s, e), cpuReadings.backgroundCores(s, e),
+                    stealReadings.share(s, e), stealReadings.serverCpusShare(s, e)));
         }
         return out;
     }

@@ -2,6 +2,7 @@ package dev.larder.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -89,6 +90,30 @@ final class PeriodicSampler<S> implements AutoCloseable {
         synchronized (readings) {
             return new ArrayList<>(readings);
         }
+    }
+
+    /**
+     * The index of the first of {@code readings} (in time order, as {@link #readings()} gives them) taken at or after
+     * {@code nanos}; their size when there is none. A binary search: a window's seconds each look up their bounds, and
+     * an hour-long window has 18,000 readings.
+     */
+    static <S> int firstAtOrAfter(List<S> readings, ToLongFunction<S> nanosOf, long nanos) {
+        int low = 0;
+        int high = readings.size();
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (nanosOf.applyAsLong(readings.get(mid)) < nanos) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+
+    /** The index of the first of {@code readings} taken after {@code nanos}; their size when there is none. */
+    static <S> int firstAfter(List<S> readings, ToLongFunction<S> nanosOf, long nanos) {
+        return nanos == Long.MAX_VALUE ? readings.size() : firstAtOrAfter(readings, nanosOf, nanos + 1);
     }
 
     /** How many readings were taken so far. */

@@ -3,6 +3,7 @@ package dev.larder.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,8 +60,8 @@ final class ProcessCpuTime implements AutoCloseable {
      * Samples the server's processes ({@link ListeningProcesses#serving}: those that serve the target on this
      * machine); nothing when there are none.
      */
-    static ProcessCpuTime start(List<Long> serverPids) {
-        return of(serverPids, ListeningProcesses.allowedCpus(serverPids), true);
+    static ProcessCpuTime start(List<Long> serverPids, BitSet serverCpus) {
+        return of(serverPids, serverCpus.cardinality(), true);
     }
 
     /**
@@ -178,8 +179,7 @@ final class ProcessCpuTime implements AutoCloseable {
      * inside.
      */
     double cores(long fromNanos, long toNanos) {
-        Sample[] span = span(fromNanos, toNanos);
-        return cores(span[0], span[1]);
+        return readings().cores(fromNanos, toNanos);
     }
 
     /**
@@ -187,24 +187,38 @@ final class ProcessCpuTime implements AutoCloseable {
      * unknown.
      */
     double backgroundCores(long fromNanos, long toNanos) {
-        Sample[] span = span(fromNanos, toNanos);
-        return backgroundCores(span[0], span[1]);
+        return readings().backgroundCores(fromNanos, toNanos);
     }
 
-    /** The first and the last reading between the two times (nulls when there is none). */
-    private Sample[] span(long fromNanos, long toNanos) {
-        Sample first = null;
-        Sample last = null;
-        for (Sample s : sampler.readings()) {
-            if (s.nanos() < fromNanos || s.nanos() > toNanos) {
-                continue;
-            }
-            if (first == null) {
-                first = s;
-            }
-            last = s;
+    /** The readings so far, to ask about many spans (a window's seconds) without copying them for each. */
+    Readings readings() {
+        return new Readings(sampler.readings());
+    }
+
+    /** Readings in time order, and the figures of the spans they cover. */
+    record Readings(List<Sample> samples) {
+
+        /** As {@link ProcessCpuTime#cores(long, long)}. */
+        double cores(long fromNanos, long toNanos) {
+            Sample[] span = span(fromNanos, toNanos);
+            return ProcessCpuTime.cores(span[0], span[1]);
         }
-        return new Sample[] {first, last};
+
+        /** As {@link ProcessCpuTime#backgroundCores(long, long)}. */
+        double backgroundCores(long fromNanos, long toNanos) {
+            Sample[] span = span(fromNanos, toNanos);
+            return ProcessCpuTime.backgroundCores(span[0], span[1]);
+        }
+
+        /** The first and the last reading between the two times, both included (nulls when there is none). */
+        Sample[] span(long fromNanos, long toNanos) {
+            int first = PeriodicSampler.firstAtOrAfter(samples, Sample::nanos, fromNanos);
+            int last = PeriodicSampler.firstAfter(samples, Sample::nanos, toNanos) - 1;
+            if (first > last) {
+                return new Sample[] {null, null};
+            }
+            return new Sample[] {samples.get(first), samples.get(last)};
+        }
     }
 
     static double cores(Sample first, Sample last) {

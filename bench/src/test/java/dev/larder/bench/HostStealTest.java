@@ -73,6 +73,25 @@ class HostStealTest {
     }
 
     @Test
+    void aSpanIsMeasuredFromTheReadingsOnOrJustOutsideItsBounds() {
+        // Readings at 0, 1, ..., 9 s of 100 ticks each; the host takes 10 of them a second through 5 s, 50 after.
+        long s = 1_000_000_000L;
+        java.util.List<HostSteal.Sample> samples = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            long steal = i <= 5 ? 10L * i : 50 + 50L * (i - 5);
+            samples.add(new HostSteal.Sample(i * s, steal, 100L * i, steal / 2, 50L * i));
+        }
+        HostSteal.Readings readings = new HostSteal.Readings(samples);
+        assertEquals(0.10, readings.share(0, 5 * s), 1e-9, "readings on both bounds");
+        assertEquals(0.50, readings.share(5 * s, 9 * s), 1e-9);
+        assertEquals(0.30, readings.share(4 * s + 1, 5 * s + 1), 1e-9, "from 4 s to 6 s: the readings just outside");
+        assertEquals(0.50, readings.serverCpusShare(6 * s, 8 * s), 1e-9);
+        assertTrue(Double.isNaN(readings.share(-1, s)), "nothing read before the start");
+        assertTrue(Double.isNaN(readings.share(8 * s, 9 * s + 1)), "nothing read after the end yet");
+        assertTrue(Double.isNaN(new HostSteal.Readings(java.util.List.of()).share(0, s)));
+    }
+
+    @Test
     void nothingReadableGivesAnUnknownShare(@TempDir Path dir) {
         HostSteal steal = HostSteal.start(dir.resolve("absent"));
         long from = System.nanoTime();

@@ -64,6 +64,35 @@ class ProcessCpuTimeTest {
     }
 
     @Test
+    void aSpanTakesTheReadingsOnItsBoundsAndNoneOutside() {
+        // Readings at 0, 1, ..., 9 s, the server at 0.5 core through 5 s and at a full core after.
+        long s = TimeUnit.SECONDS.toNanos(1);
+        List<ProcessCpuTime.Sample> samples = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            double cpu = i <= 5 ? 0.5 * i * s : 2.5 * s + (i - 5) * s;
+            samples.add(new ProcessCpuTime.Sample(i * s, cpu, 0.1 * i * s));
+        }
+        ProcessCpuTime.Readings readings = new ProcessCpuTime.Readings(samples);
+        assertEquals(0.5, readings.cores(0, 5 * s), 1e-9, "both bounds are readings, and both count");
+        assertEquals(1.0, readings.cores(5 * s, 9 * s), 1e-9);
+        assertEquals(1.0, readings.cores(5 * s - 1, 7 * s + 1), 1e-9, "from 5 s to 7 s: 4 s and 8 s are outside");
+        assertEquals(0.1, readings.backgroundCores(2 * s, 8 * s), 1e-9);
+        assertTrue(Double.isNaN(readings.cores(3 * s + 1, 4 * s)), "one reading inside has no figure");
+        assertTrue(Double.isNaN(readings.cores(9 * s + 1, 20 * s)), "after the last reading");
+        assertTrue(Double.isNaN(new ProcessCpuTime.Readings(List.of()).cores(0, s)));
+        for (long from = -s; from < 10 * s; from += s / 2) {
+            ProcessCpuTime.Sample[] span = readings.span(from, from + 2 * s);
+            for (ProcessCpuTime.Sample sample : samples) {
+                boolean inside = sample.nanos() >= from && sample.nanos() <= from + 2 * s;
+                assertTrue(!inside || (span[0].nanos() <= sample.nanos() && span[1].nanos() >= sample.nanos()),
+                        "span from " + from + " covers every reading inside it");
+            }
+            assertTrue(span[0] == null || span[0].nanos() >= from, "and none before it");
+            assertTrue(span[1] == null || span[1].nanos() <= from + 2 * s, "and none after it");
+        }
+    }
+
+    @Test
     void aServerWhoseCpuCannotBeReadIsNotSampled() throws Exception {
         AtomicInteger asked = new AtomicInteger();
         try (ProcessCpuTime cpu = ProcessCpuTime.start(() -> {
@@ -83,7 +112,8 @@ class ProcessCpuTimeTest {
         try (ServerSocket listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             URI url = URI.create("http://127.0.0.1:" + listening.getLocalPort() + "/v0/entity");
             assertEquals(List.of(ProcessHandle.current().pid()), ListeningProcesses.serving(url));
-            try (ProcessCpuTime cpu = ProcessCpuTime.start(ListeningProcesses.serving(url))) {
+            List<Long> pids = ListeningProcesses.serving(url);
+            try (ProcessCpuTime cpu = ProcessCpuTime.start(pids, ListeningProcesses.allowedCpuSet(pids))) {
                 // The JVM's affinity is what taskset gave it, at least one CPU and at most the machine's.
                 assertTrue(cpu.allowedCpus() >= 1 && cpu.allowedCpus() <= Runtime.getRuntime().availableProcessors()
                         + 64, "allowed: " + cpu.allowedCpus());
@@ -278,9 +308,11 @@ class ProcessCpuTimeTest {
         Files.createDirectories(proc.resolve("11"));
         Files.writeString(proc.resolve("10/status"), "Name:\tnginx\nCpus_allowed:\t2\nCpus_allowed_list:\t1\n");
         Files.writeString(proc.resolve("11/status"), "Name:\tnginx\nCpus_allowed_list:\t1-2\n");
-        assertEquals(1, ListeningProcesses.allowedCpus(List.of(10L), proc), "taskset -c 1");
-        assertEquals(2, ListeningProcesses.allowedCpus(List.of(10L, 11L), proc), "a master and a worker together");
-        assertEquals(0, ListeningProcesses.allowedCpus(List.of(10L, 12L), proc), "one of them gone: unknown");
+        assertEquals(1, ListeningProcesses.allowedCpuSet(List.of(10L), proc).cardinality(), "taskset -c 1");
+        assertEquals(2, ListeningProcesses.allowedCpuSet(List.of(10L, 11L), proc).cardinality(),
+                "a master and a worker together");
+        assertEquals(0, ListeningProcesses.allowedCpuSet(List.of(10L, 12L), proc).cardinality(),
+                "one of them gone: unknown");
         assertEquals(ListeningProcesses.cpuList("1-2"), ListeningProcesses.allowedCpuSet(List.of(10L, 11L), proc),
                 "which CPUs: for the host's steal on them");
     }
