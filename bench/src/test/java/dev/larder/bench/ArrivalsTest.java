@@ -3,6 +3,7 @@ package dev.larder.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -60,21 +61,32 @@ class ArrivalsTest {
         assertEquals("arrivals: 'burst' (expected uniform or poisson)", e.getMessage());
     }
 
-    /** The same rate reaches a real server evenly spaced, or in a Poisson stream's clumps. */
+    /**
+     * The same rate reaches a real server evenly spaced, or in a Poisson stream's clumps. Measured up to three times:
+     * a pause of the test's JVM or of this machine sends the requests held up in it together, and on a shared host
+     * that stole CPU time for seconds a uniform stream once read 53-59% short gaps in two runs of three (2026-12-01).
+     * A generator that clumped its uniform stream would fail all three.
+     */
     @Test
     void aServerSeesTheSpacingAskedFor() {
         double rate = 2000;
         // A first run compiles the generator's and the stub's paths: a cold JIT sends late, in bursts.
         sample(Arrivals.POISSON, rate);
-        Sample uniform = sample(Arrivals.UNIFORM, rate);
-        Sample poisson = sample(Arrivals.POISSON, rate);
-        assertEquals(1.0, uniform.rate / rate, 0.05, "uniform: " + uniform);
-        assertEquals(1.0, poisson.rate / rate, 0.05, "poisson: " + poisson);
-        // Exact intervals leave no gap under a quarter of one except after a pause of the test's JVM or of this
-        // machine (the requests held up then go out together: 4% here on a quiet run, once 19%); a Poisson stream
-        // has 22% of them, more with one request in flight per connection (27-29% here).
-        assertTrue(poisson.shortGaps > 0.15, "poisson: " + poisson);
-        assertTrue(poisson.shortGaps > uniform.shortGaps + 0.05, "uniform: " + uniform + ", poisson: " + poisson);
+        List<String> attempts = new ArrayList<>();
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Sample uniform = sample(Arrivals.UNIFORM, rate);
+            Sample poisson = sample(Arrivals.POISSON, rate);
+            attempts.add("uniform: " + uniform + ", poisson: " + poisson);
+            // Exact intervals leave no gap under a quarter of one except after a pause (the requests held up then go
+            // out together: 4% here on a quiet run, once 19%); a Poisson stream has 22% of them, more with one
+            // request in flight per connection (27-29% here).
+            if (Math.abs(uniform.rate / rate - 1) <= 0.05 && Math.abs(poisson.rate / rate - 1) <= 0.05
+                    && poisson.shortGaps > 0.15 && poisson.shortGaps > uniform.shortGaps + 0.05) {
+                return;
+            }
+        }
+        fail("the rate asked for (within 5%), and a Poisson stream with more short gaps than a uniform one, in none of "
+                + "three measurements: " + attempts);
     }
 
     private record Sample(double rate, double shortGaps) {
