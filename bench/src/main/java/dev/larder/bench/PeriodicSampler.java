@@ -2,9 +2,9 @@ package dev.larder.bench;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.ToLongFunction;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Readings of one source, taken every period on a daemon thread of their own and kept in order, for a run's windows to
