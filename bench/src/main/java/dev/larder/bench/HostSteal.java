@@ -127,11 +127,6 @@ final class HostSteal implements AutoCloseable {
         return readings().share(fromNanos, toNanos);
     }
 
-    /** The same share of the server's CPUs' time; NaN also when they are unknown. */
-    double serverCpusShare(long fromNanos, long toNanos) {
-        return readings().serverCpusShare(fromNanos, toNanos);
-    }
-
     /** The readings so far, to ask about many spans (a window's seconds) without copying them for each. */
     Readings readings() {
         return new Readings(sampler.readings());
@@ -146,7 +141,7 @@ final class HostSteal implements AutoCloseable {
             return HostSteal.share(span[0], span[1]);
         }
 
-        /** As {@link HostSteal#serverCpusShare(long, long)}. */
+        /** The same share of the server's CPUs' time; NaN also when they are unknown. */
         double serverCpusShare(long fromNanos, long toNanos) {
             Sample[] span = span(fromNanos, toNanos);
             return HostSteal.serverCpusShare(span[0], span[1]);

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,7 +78,7 @@ class HostStealTest {
     void aSpanIsMeasuredFromTheReadingsOnOrJustOutsideItsBounds() {
         // Readings at 0, 1, ..., 9 s of 100 ticks each; the host takes 10 of them a second through 5 s, 50 after.
         long s = 1_000_000_000L;
-        java.util.List<HostSteal.Sample> samples = new java.util.ArrayList<>();
+        List<HostSteal.Sample> samples = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             long steal = i <= 5 ? 10L * i : 50 + 50L * (i - 5);
             samples.add(new HostSteal.Sample(i * s, steal, 100L * i, steal / 2, 50L * i));
@@ -88,7 +90,7 @@ class HostStealTest {
         assertEquals(0.50, readings.serverCpusShare(6 * s, 8 * s), 1e-9);
         assertTrue(Double.isNaN(readings.share(-1, s)), "nothing read before the start");
         assertTrue(Double.isNaN(readings.share(8 * s, 9 * s + 1)), "nothing read after the end yet");
-        assertTrue(Double.isNaN(new HostSteal.Readings(java.util.List.of()).share(0, s)));
+        assertTrue(Double.isNaN(new HostSteal.Readings(List.of()).share(0, s)));
     }
 
     @Test
@@ -115,7 +117,7 @@ class HostStealTest {
         // Some sandboxes (gVisor) serve a /proc/stat whose counters never move: nothing to measure there.
         assumeFalse(Double.isNaN(share), "/proc/stat's counters did not move");
         assertTrue(share >= 0 && share <= 1, "share " + share);
-        double cpu0Share = steal.serverCpusShare(from, to);
+        double cpu0Share = steal.readings().serverCpusShare(from, to);
         assertTrue(cpu0Share >= 0 && cpu0Share <= 1, "CPU 0's share " + cpu0Share);
     }
 }

@@ -11,6 +11,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,7 +68,7 @@ class ProcessCpuTimeTest {
     void aSpanTakesTheReadingsOnItsBoundsAndNoneOutside() {
         // Readings at 0, 1, ..., 9 s, the server at 0.5 core through 5 s and at a full core after.
         long s = TimeUnit.SECONDS.toNanos(1);
-        List<ProcessCpuTime.Sample> samples = new java.util.ArrayList<>();
+        List<ProcessCpuTime.Sample> samples = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             double cpu = i <= 5 ? 0.5 * i * s : 2.5 * s + (i - 5) * s;
             samples.add(new ProcessCpuTime.Sample(i * s, cpu, 0.1 * i * s));
