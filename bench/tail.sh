@@ -125,16 +125,18 @@ import json, statistics, sys
 runs = [json.load(open(f)) for f in sys.argv[1:]]
 med = lambda xs: statistics.median(xs) if xs else float("nan")
 print(f"\n  Medians of {len(runs)} rounds (latencies in ms; cost in seconds of requests):")
-print(f"  {'#':>2} {'op':<4} {'rate':>9} {'p50':>8} {'p99':>8} {'p99.9':>8} {'max':>8} {'s>SLO':>6} {'cost':>7}"
-      f" {'nginx p99':>9} {'ratio':>6}")
+print(f"  {'#':>2} {'op':<4} {'rate':>9} {'p50':>8} {'p99':>8} {'p99.9':>8} {'max':>8} {'s>SLO':>6} {'stolen':>6}"
+      f" {'cost':>7} {'nginx p99':>9} {'ratio':>6}")
 for i, first in enumerate(runs[0]["phases"]):
     ph = [r["phases"][i] for r in runs]
     lat = lambda k: med([p["larder"]["latency_ms"].get(k, 0) for p in ph])
     ngx = [p["nginx"]["latency_ms"].get("p99", 0) for p in ph if p["nginx"]]
     ratio = [p["p99_ratio_to_nginx"] for p in ph if p["p99_ratio_to_nginx"] is not None]
+    stolen = [p["seconds_above_slo_stolen"] for p in ph if p.get("seconds_above_slo_stolen") is not None]
     print(f"  {i + 1:>2} {first['kind']:<4} {med([p['rate'] for p in ph]):>9.0f} {lat('p50'):>8.2f}"
           f" {lat('p99'):>8.2f} {lat('p99.9'):>8.2f} {lat('max'):>8.2f}"
-          f" {med([p['seconds_above_slo'] for p in ph]):>6} {med([p['switch_cost_seconds'] for p in ph]):>7.3f}"
+          f" {med([p['seconds_above_slo'] for p in ph]):>6} {med(stolen):>6}"
+          f" {med([p['switch_cost_seconds'] for p in ph]):>7.3f}"
           f" {med(ngx):>9.2f} {med(ratio):>6.2f}")
 print(f"  capacity PUT {med([r['capacity']['put_rate'] for r in runs]):.0f} req/s,"
       f" GET {med([r['capacity']['get_rate'] for r in runs]):.0f} req/s")

@@ -118,15 +118,6 @@ final class HostSteal implements AutoCloseable {
         return new long[] {Long.parseLong(f[8]), total};
     }
 
-    /**
-     * The share (0-1) of the machine's CPU time the host took between {@code fromNanos} and {@code toNanos}
-     * ({@link System#nanoTime}), from the last sample at or before the start to the first at or after the end; NaN
-     * when the samples do not cover the span (nothing could be read, or the span is still running).
-     */
-    double share(long fromNanos, long toNanos) {
-        return readings().share(fromNanos, toNanos);
-    }
-
     /** The readings so far, to ask about many spans (a window's seconds) without copying them for each. */
     Readings readings() {
         return new Readings(sampler.readings());
@@ -135,7 +126,11 @@ final class HostSteal implements AutoCloseable {
     /** Readings in time order, and the shares of the spans they cover. */
     record Readings(List<Sample> samples) {
 
-        /** As {@link HostSteal#share(long, long)}. */
+        /**
+         * The share (0-1) of the machine's CPU time the host took between {@code fromNanos} and {@code toNanos}
+         * ({@link System#nanoTime}), from the last sample at or before the start to the first at or after the end;
+         * NaN when the samples do not cover the span (nothing could be read, or the span is still running).
+         */
         double share(long fromNanos, long toNanos) {
             Sample[] span = span(fromNanos, toNanos);
             return HostSteal.share(span[0], span[1]);

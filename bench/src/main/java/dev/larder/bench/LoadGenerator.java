@@ -279,12 +279,13 @@ final class LoadGenerator {
             steal.close();
             cpu.close();
             own.close();
+            Readings r = new Readings(steal, cpu, own);
             return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9,
-                    p -> steal.share(starts[p], Math.min(starts[p + 1], stopped)),
-                    p -> cpu.cores(starts[p], Math.min(starts[p + 1], stopped)),
-                    p -> cpu.backgroundCores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus(),
-                    p -> own.cores(starts[p], Math.min(starts[p + 1], stopped)), own.allowedCpus(),
-                    p -> machineSeconds(starts[p], Math.min(starts[p + 1], stopped), steal, cpu)));
+                    p -> r.steal().share(starts[p], Math.min(starts[p + 1], stopped)),
+                    p -> r.server().cores(starts[p], Math.min(starts[p + 1], stopped)),
+                    p -> r.server().backgroundCores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus(),
+                    p -> r.own().cores(starts[p], Math.min(starts[p + 1], stopped)), own.allowedCpus(),
+                    p -> machineSeconds(starts[p], Math.min(starts[p + 1], stopped), r.steal(), r.server())));
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
@@ -292,23 +293,33 @@ final class LoadGenerator {
         steal.close();
         cpu.close();
         own.close();
+        Readings r = new Readings(steal, cpu, own);
         return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
-                p -> steal.share(starts[p], starts[p + 1]), p -> cpu.cores(starts[p], starts[p + 1]),
-                p -> cpu.backgroundCores(starts[p], starts[p + 1]), cpu.allowedCpus(),
-                p -> own.cores(starts[p], starts[p + 1]), own.allowedCpus(),
-                p -> machineSeconds(starts[p], starts[p + 1], steal, cpu)));
+                p -> r.steal().share(starts[p], starts[p + 1]), p -> r.server().cores(starts[p], starts[p + 1]),
+                p -> r.server().backgroundCores(starts[p], starts[p + 1]), cpu.allowedCpus(),
+                p -> r.own().cores(starts[p], starts[p + 1]), own.allowedCpus(),
+                p -> machineSeconds(starts[p], starts[p + 1], r.steal(), r.server())));
+    }
+
+    /**
+     * The three samplers' readings, copied once after they stop: every window's figures and every second's search
+     * these copies.
+     */
+    private record Readings(HostSteal.Readings steal, ProcessCpuTime.Readings server, ProcessCpuTime.Readings own) {
+
+        Readings(HostSteal steal, ProcessCpuTime server, ProcessCpuTime own) {
+            this(steal.readings(), server.readings(), own.readings());
+        }
     }
 
     /** Second i of the span is {@code [from + i s, from + (i+1) s)}, the last one cut at {@code to}. */
-    static List<Timeline.Machine> machineSeconds(long from, long to, HostSteal steal, ProcessCpuTime cpu) {
-        // One copy of each sampler's readings for all the seconds: each second's four figures search it.
-        HostSteal.Readings stealReadings = steal.readings();
-        ProcessCpuTime.Readings cpuReadings = cpu.readings();
+    static List<Timeline.Machine> machineSeconds(long from, long to, HostSteal.Readings steal,
+                                                 ProcessCpuTime.Readings cpu) {
         List<Timeline.Machine> out = new ArrayList<>();
         for (long s = from; s < to; s += TimelineRecorder.SECOND_NANOS) {
             long e = Math.min(s + TimelineRecorder.SECOND_NANOS, to);
-            out.add(new Timeline.Machine(cpuReadings.cores(s, e), cpuReadings.backgroundCores(s, e),
-                    stealReadings.share(s, e), stealReadings.serverCpusShare(s, e)));
+            out.add(new Timeline.Machine(cpu.cores(s, e), cpu.backgroundCores(s, e), steal.share(s, e),
+                    steal.serverCpusShare(s, e)));
         }
         return out;
     }

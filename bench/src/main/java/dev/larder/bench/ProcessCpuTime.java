@@ -173,23 +173,6 @@ final class ProcessCpuTime implements AutoCloseable {
         return sampler.count();
     }
 
-    /**
-     * The server's CPU in cores between {@code fromNanos} and {@code toNanos} ({@link System#nanoTime}): from the
-     * first reading at or after the start to the last at or before the end; NaN when fewer than two readings fall
-     * inside.
-     */
-    double cores(long fromNanos, long toNanos) {
-        return readings().cores(fromNanos, toNanos);
-    }
-
-    /**
-     * The part of {@link #cores(long, long)} that the server's lower-priority threads used (same readings); NaN when
-     * unknown.
-     */
-    double backgroundCores(long fromNanos, long toNanos) {
-        return readings().backgroundCores(fromNanos, toNanos);
-    }
-
     /** The readings so far, to ask about many spans (a window's seconds) without copying them for each. */
     Readings readings() {
         return new Readings(sampler.readings());
@@ -198,13 +181,20 @@ final class ProcessCpuTime implements AutoCloseable {
     /** Readings in time order, and the figures of the spans they cover. */
     record Readings(List<Sample> samples) {
 
-        /** As {@link ProcessCpuTime#cores(long, long)}. */
+        /**
+         * The server's CPU in cores between {@code fromNanos} and {@code toNanos} ({@link System#nanoTime}): from the
+         * first reading at or after the start to the last at or before the end; NaN when fewer than two readings
+         * fall inside.
+         */
         double cores(long fromNanos, long toNanos) {
             Sample[] span = span(fromNanos, toNanos);
             return ProcessCpuTime.cores(span[0], span[1]);
         }
 
-        /** As {@link ProcessCpuTime#backgroundCores(long, long)}. */
+        /**
+         * The part of {@link #cores(long, long)} that the server's lower-priority threads used (same readings); NaN
+         * when unknown.
+         */
         double backgroundCores(long fromNanos, long toNanos) {
             Sample[] span = span(fromNanos, toNanos);
             return ProcessCpuTime.backgroundCores(span[0], span[1]);

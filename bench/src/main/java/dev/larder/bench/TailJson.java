@@ -42,6 +42,13 @@ final class TailJson {
             j.field("start_seconds", p.startSeconds());
             j.field("started", r.phasesStarted().plusNanos(Math.round(p.startSeconds() * 1e9)).toString());
             j.field("seconds_above_slo", p.secondsAbove(bound));
+            int stolen = p.secondsAboveStolen(bound);
+            j.key("seconds_above_slo_stolen");
+            if (stolen < 0) {
+                j.nullValue();
+            } else {
+                j.value(stolen);
+            }
             int recover = p.recoverySeconds(bound);
             j.key("recovery_seconds");
             if (recover < 0) {

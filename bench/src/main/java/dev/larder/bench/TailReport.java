@@ -158,6 +158,7 @@ final class TailReport {
     private static String phaseTable(TailResult r, long bound) {
         StringBuilder h = new StringBuilder("<table><tr><th>#</th><th class=\"l\">phase</th><th>rate</th>"
                 + "<th>achieved</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th><th>seconds p99 &gt; SLO</th>"
+                + "<th>of those, host stole &ge; " + Math.round(Timeline.STOLEN_SHARE * 100) + "%</th>"
                 + "<th>recovery</th><th>switch cost (s of requests)</th><th>nginx p99</th><th>ratio</th>"
                 + "<th>CPU per answer</th><th>over saturation's</th><th>nginx CPU per answer</th></tr>\n");
         for (int i = 0; i < r.phases().size(); i++) {
@@ -166,13 +167,14 @@ final class TailReport {
             int recover = p.recoverySeconds(bound);
             boolean miss = l.percentile(99) > bound;
             h.append(String.format(Locale.ROOT, "<tr><td>%d</td><td class=\"l\">%s</td><td>%s</td><td>%.1f</td>"
-                            + "<td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td>"
+                            + "<td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td>"
                             + "<td>%.3f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>%n",
                     i + 1, p.kind(), Units.rate(p.rate()),
                     l.achievedRate(), Units.timeMicros(l.percentile(50)), miss ? "miss" : "ok",
                     Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),
                     Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
-                    recover < 0 ? "never" : recover + " s", p.switchCostSeconds(r.tail().switchWindow()),
+                    p.secondsAboveStolenText(bound), recover < 0 ? "never" : recover + " s",
+                    p.switchCostSeconds(r.tail().switchWindow()),
                     p.nginx() == null ? "" : Units.timeMicros(p.nginx().percentile(99)),
                     p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
                     r.costOverSaturatedText(p),

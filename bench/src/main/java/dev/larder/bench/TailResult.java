@@ -141,6 +141,20 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
             return larder.timeline().secondsAbove(boundMicros);
         }
 
+        /**
+         * Of those, the seconds in which the host took {@link Timeline#STOLEN_SHARE} or more of the server's CPU;
+         * -1 unknown.
+         */
+        public int secondsAboveStolen(long boundMicros) {
+            return larder.timeline().secondsAboveWithSteal(boundMicros, Timeline.STOLEN_SHARE);
+        }
+
+        /** {@link #secondsAboveStolen} as text: the count, or "-" when the host's steal is unknown. */
+        public String secondsAboveStolenText(long boundMicros) {
+            int n = secondsAboveStolen(boundMicros);
+            return n < 0 ? "-" : Integer.toString(n);
+        }
+
         /** Seconds from the switch to the first second with p99 within {@code boundMicros}; -1 for never. */
         public int recoverySeconds(long boundMicros) {
             return larder.timeline().recoverySeconds(boundMicros);

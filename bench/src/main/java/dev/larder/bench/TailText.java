@@ -18,24 +18,27 @@ final class TailText {
         long bound = tail.slo().thresholdMicros();
         String b = Units.timeMicros(bound);
         out.println();
-        out.printf("  Phases of %s (SLO %s). s>SLO: seconds with p99 > %s; recover: seconds after the switch until "
-                + "the first second with p99 <= %s; cost: answers > %s in the first %s after the switch / rate, in "
-                + "seconds of requests%n", r.label(), tail.slo().describe(), b, b, b,
+        out.printf(Locale.ROOT, "  Phases of %s (SLO %s). s>SLO: seconds with p99 > %s; stolen: of those, seconds in "
+                + "which the host took >= %.0f%% of the server's CPU; recover: seconds after the switch until the "
+                + "first second with p99 <= %s; cost: answers > %s in the first %s after the switch / rate, in "
+                + "seconds of requests%n", r.label(), tail.slo().describe(), b, Timeline.STOLEN_SHARE * 100, b, b,
                 Units.shortTime(tail.switchWindow().toNanos() / 1000.0));
-        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %8s %8s %10s %7s %8s %6s %8s %13s%n", "#", "op",
-                "rate", "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "recover", "cost(s)", "nginx p99", "ratio",
-                "cpu/req", "x sat", "bg cores", "nginx cpu/req");
+        out.printf("  %2s %-4s %9s %10s %9s %9s %9s %9s %6s %6s %8s %8s %10s %7s %8s %6s %8s %13s%n", "#", "op",
+                "rate", "achieved", "p50", "p99", "p99.9", "max", "s>SLO", "stolen", "recover", "cost(s)", "nginx p99",
+                "ratio", "cpu/req", "x sat", "bg cores", "nginx cpu/req");
         int i = 1;
         for (TailResult.PhaseResult p : r.phases()) {
             RunResult l = p.larder();
             int recover = p.recoverySeconds(bound);
-            out.printf(Locale.ROOT, "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %8s %8.3f %10s %7s %8s %6s %8s %13s%n",
+            out.printf(Locale.ROOT,
+                    "  %2d %-4s %9s %10.1f %9s %9s %9s %9s %6d %6s %8s %8.3f %10s %7s %8s %6s %8s %13s%n",
                     i++,
                     p.kind(),
                     Units.rate(p.rate()), l.achievedRate(), Units.timeMicros(l.percentile(50)),
                     Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),
                     Units.timeMicros(l.corrected().getMaxValue()), p.secondsAbove(bound),
-                    recover < 0 ? "never" : recover + "s", p.switchCostSeconds(tail.switchWindow()),
+                    p.secondsAboveStolenText(bound), recover < 0 ? "never" : recover + "s",
+                    p.switchCostSeconds(tail.switchWindow()),
                     p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
                     p.nginx() == null ? "-" : p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
                     r.costOverSaturatedText(p),

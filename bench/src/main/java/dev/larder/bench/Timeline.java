@@ -22,6 +22,14 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
     /** How many worst seconds a text output lists (the tail's phase table, the sustainable search's trials). */
     static final int WORST_SECONDS = 3;
 
+    /**
+     * The host's share of the server's CPU time from which a second counts as stolen in the tail's phase table. A
+     * phase at 75% of a closed-loop capacity keeps the core 0.9-1.0 busy (a request costs 1.2-1.4x more at a fixed
+     * rate), so a few percent taken is enough to build a queue; quiet seconds on the machine this was set on read
+     * under 1% (docs/performance.md, sessions 62-64).
+     */
+    static final double STOLEN_SHARE = 0.03;
+
     /** No seconds (a run without a fixed window, such as the prefill). */
     public static final Timeline EMPTY = new Timeline(0, List.of());
 
@@ -61,6 +69,11 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
                           double serverCpusSteal) {
 
         public static final Machine UNKNOWN = new Machine(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+        /** The host's share of the server's CPUs' time, or of the machine's when those are unknown; NaN unknown. */
+        public double steal() {
+            return Double.isNaN(serverCpusSteal) ? hostSteal : serverCpusSteal;
+        }
     }
 
     public Timeline {
@@ -130,6 +143,20 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
     /** Seconds whose p99 is above {@code boundMicros}. */
     public int secondsAbove(long boundMicros) {
         return (int) seconds.stream().filter(s -> s.completed() > 0 && s.p99() > boundMicros).count();
+    }
+
+    /**
+     * Of the seconds above {@code boundMicros}, those in which the host took at least {@code minSteal} of the
+     * server's CPU time ({@link Machine#steal()}): which of a phase's misses the host had a hand in. A backlog a
+     * stolen second leaves can keep the seconds after it above the bound too, so this counts a lower bound. -1 when
+     * no second's steal is known.
+     */
+    public int secondsAboveWithSteal(long boundMicros, double minSteal) {
+        if (seconds.stream().allMatch(s -> Double.isNaN(s.machine().steal()))) {
+            return -1;
+        }
+        return (int) seconds.stream()
+                .filter(s -> s.completed() > 0 && s.p99() > boundMicros && s.machine().steal() >= minSteal).count();
     }
 
     /**

@@ -71,7 +71,7 @@ class HostStealTest {
         Files.writeString(file, stat(130, 420, 100));
         long to = System.nanoTime();
         steal.close();
-        assertEquals(50.0 / 100, steal.share(from, to), 1e-9);
+        assertEquals(50.0 / 100, steal.readings().share(from, to), 1e-9);
     }
 
     @Test
@@ -98,7 +98,7 @@ class HostStealTest {
         HostSteal steal = HostSteal.start(dir.resolve("absent"));
         long from = System.nanoTime();
         steal.close();
-        assertTrue(Double.isNaN(steal.share(from, System.nanoTime())));
+        assertTrue(Double.isNaN(steal.readings().share(from, System.nanoTime())));
         assertEquals(0, steal.sampleCount());
     }
 
@@ -113,7 +113,7 @@ class HostStealTest {
         Thread.sleep(HostSteal.PERIOD_MILLIS * 3);
         long to = System.nanoTime();
         steal.close();
-        double share = steal.share(from, to);
+        double share = steal.readings().share(from, to);
         // Some sandboxes (gVisor) serve a /proc/stat whose counters never move: nothing to measure there.
         assumeFalse(Double.isNaN(share), "/proc/stat's counters did not move");
         assertTrue(share >= 0 && share <= 1, "share " + share);

@@ -55,11 +55,11 @@ class ProcessCpuTimeTest {
             TimeUnit.MILLISECONDS.sleep(4600);
             long end = System.nanoTime();
             assertTrue(cpu.sampleCount() >= 10, "five readings a second and one at the start: " + cpu.sampleCount());
-            assertEquals(1.0, cpu.cores(switchAt, end), 0.05, "only readings after the switch");
-            assertEquals(0.5, cpu.cores(t0, switchAt), 0.05, "only readings before it");
-            assertTrue(Double.isNaN(cpu.cores(t0 + 1, t0 + TimeUnit.MILLISECONDS.toNanos(100))),
+            assertEquals(1.0, cpu.readings().cores(switchAt, end), 0.05, "only readings after the switch");
+            assertEquals(0.5, cpu.readings().cores(t0, switchAt), 0.05, "only readings before it");
+            assertTrue(Double.isNaN(cpu.readings().cores(t0 + 1, t0 + TimeUnit.MILLISECONDS.toNanos(100))),
                     "a window with fewer than two readings inside has no figure");
-            double all = cpu.cores(t0, end);
+            double all = cpu.readings().cores(t0, end);
             assertTrue(all > 0.5 && all < 1.0, "the whole span mixes both: " + all);
         }
     }
@@ -103,7 +103,7 @@ class ProcessCpuTimeTest {
             TimeUnit.MILLISECONDS.sleep(3 * ProcessCpuTime.PERIOD_MILLIS);
             assertEquals(1, asked.get(), "asked once, then left alone");
             assertEquals(0, cpu.sampleCount());
-            assertTrue(Double.isNaN(cpu.cores(0, System.nanoTime())));
+            assertTrue(Double.isNaN(cpu.readings().cores(0, System.nanoTime())));
         }
     }
 
@@ -125,7 +125,7 @@ class ProcessCpuTimeTest {
                     sink += Math.sqrt(sink + 1);
                 }
                 assertTrue(cpu.sampleCount() >= 10, "readings: " + cpu.sampleCount());
-                double cores = cpu.cores(from, System.nanoTime());
+                double cores = cpu.readings().cores(from, System.nanoTime());
                 assertTrue(cores > 0.3 && cores <= Runtime.getRuntime().availableProcessors() + 0.1,
                         "this JVM spun a core for 3.5 s: " + cores + " " + sink);
             }
@@ -152,7 +152,7 @@ class ProcessCpuTimeTest {
             while (System.nanoTime() < spinUntil) {
                 sink += Math.sqrt(sink + 1);
             }
-            double cores = own.cores(from, System.nanoTime());
+            double cores = own.readings().cores(from, System.nanoTime());
             assertTrue(cores > 0.3 && cores <= Runtime.getRuntime().availableProcessors() + 0.1,
                     "this JVM spun a core for 1.5 s: " + cores + " " + sink);
         }

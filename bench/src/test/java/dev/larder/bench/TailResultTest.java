@@ -31,6 +31,15 @@ class TailResultTest {
                 0, List.of(), List.of(), Timeline.EMPTY, 0, cores, backgroundCores, 0.5, 1);
     }
 
+    /** {@link #window} with the per-second timeline given. */
+    private static RunResult window(double rate, Timeline timeline) {
+        RunResult w = window(rate, rate, 0.9, 0.0);
+        return new RunResult(w.target(), w.url(), w.workload(), w.targetRate(), w.connections(), w.threads(),
+                w.seconds(), w.corrected(), w.uncorrected(), w.lag(), w.completed(), w.bytes(), w.errors(),
+                w.statusCounts(), w.rateSamples(), 0, 0, 0, List.of(), List.of(), timeline, w.hostSteal(),
+                w.serverCores(), w.serverBackgroundCores(), w.generatorCores(), w.generatorCpus());
+    }
+
     private static TailResult result(RunResult put, RunResult get, List<TailResult.PhaseResult> phases) {
         TailOptions tail = new TailOptions(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 0.75,
                 TailPhase.parseList("put,get,mix"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
@@ -73,6 +82,33 @@ class TailResultTest {
         String json = TailJson.of(r);
         assertTrue(json.contains("\"cpu_over_saturated\": 1.2,"), json);
         assertTrue(json.contains("\"cpu_over_saturated\": 1.25,"), json);
+    }
+
+    @Test
+    void aPhaseSaysHowManyOfItsSecondsAboveTheSloTheHostStoleFrom() {
+        Timeline.Second slow = new Timeline.Second(1000, 500, 1, 40_000, 50_000);
+        Timeline.Second fast = new Timeline.Second(1000, 0, 1, 2_000, 3_000);
+        Timeline stolen = new Timeline(10_000, List.of(slow, slow, slow, fast)).withMachine(List.of(
+                new Timeline.Machine(1.0, 0, 0.2, 0.25), new Timeline.Machine(1.0, 0, 0.0, 0.0),
+                new Timeline.Machine(1.0, 0, 0.1, 0.12), new Timeline.Machine(1.0, 0, 0.3, 0.3)));
+        TailResult.PhaseResult measured = new TailResult.PhaseResult(TailPhase.PUT, 1000, 0,
+                window(1000, stolen), null);
+        TailResult.PhaseResult unknown = new TailResult.PhaseResult(TailPhase.GET, 1000, 4,
+                window(1000, new Timeline(10_000, List.of(slow, fast))), null);
+        TailResult r = result(window(0, 80_000, 1.0, 0.0), window(0, 50_000, 1.0, 0.0), List.of(measured, unknown));
+        assertEquals(3, measured.secondsAbove(10_000));
+        assertEquals(2, measured.secondsAboveStolen(10_000), "the second with nothing stolen is the server's");
+        assertEquals(-1, unknown.secondsAboveStolen(10_000));
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        TailText.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), r);
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("stolen: of those, seconds in which the host took >= 3% of the server's CPU"), text);
+        assertTrue(text.matches("(?s).*\\n\\s+1 PUT .* 3\\s+2\\s+3s .*"), text);
+        assertTrue(text.matches("(?s).*\\n\\s+2 GET .* 1\\s+-\\s+1s .*"), text);
+        String json = TailJson.of(r);
+        assertTrue(json.matches("(?s).*\"seconds_above_slo\": 3,\\s+\"seconds_above_slo_stolen\": 2,.*"), json);
+        assertTrue(json.matches("(?s).*\"seconds_above_slo\": 1,\\s+\"seconds_above_slo_stolen\": null,.*"), json);
     }
 
     @Test

@@ -109,6 +109,27 @@ class TimelineTest {
     }
 
     @Test
+    void secondsAboveTheBoundAreCountedStolenByTheServersCpusStealOrElseTheMachines() {
+        Timeline t = new Timeline(10_000, List.of(
+                new Timeline.Second(100, 50, 1, 40_000, 50_000), // above, 5% of the server's CPUs stolen
+                new Timeline.Second(100, 50, 1, 40_000, 50_000), // above, the machine 9% but the server's CPUs 1%
+                new Timeline.Second(100, 50, 1, 40_000, 50_000), // above, server's CPUs unknown, machine 4%
+                new Timeline.Second(100, 0, 1, 5_000, 6_000), // within, 30% stolen: not a miss
+                new Timeline.Second(0, 0, 0, 0, 0), // no answers, 30% stolen
+                new Timeline.Second(100, 50, 1, 40_000, 50_000), // above, nothing known
+                new Timeline.Second(100, 50, 1, 40_000, 50_000))) // above, exactly at the share
+                .withMachine(List.of(new Timeline.Machine(1.0, 0, 0.04, 0.05), new Timeline.Machine(1.0, 0, 0.09, 0.01),
+                        new Timeline.Machine(1.0, 0, 0.04, Double.NaN), new Timeline.Machine(1.0, 0, 0.3, 0.3),
+                        new Timeline.Machine(1.0, 0, 0.3, 0.3), Timeline.Machine.UNKNOWN,
+                        new Timeline.Machine(1.0, 0, 0.03, 0.03)));
+        assertEquals(5, t.secondsAbove(10_000));
+        assertEquals(3, t.secondsAboveWithSteal(10_000, 0.03), "s1, s3 and s7");
+        assertEquals(1, t.secondsAboveWithSteal(10_000, 0.05), "s1 only");
+        Timeline unknown = new Timeline(10_000, List.of(new Timeline.Second(100, 50, 1, 40_000, 50_000)));
+        assertEquals(-1, unknown.secondsAboveWithSteal(10_000, 0.03), "no steal figure at all");
+    }
+
+    @Test
     void eachSecondCarriesTheServersCpuInThatSecond() throws InterruptedException {
         // The stub listens in this JVM, so the "server" is this JVM: a thread that spins through the window's second
         // second puts a core into that second and into no other.
