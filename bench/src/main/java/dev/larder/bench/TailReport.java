@@ -158,7 +158,7 @@ final class TailReport {
     private static String phaseTable(TailResult r, long bound) {
         StringBuilder h = new StringBuilder("<table><tr><th>#</th><th class=\"l\">phase</th><th>rate</th>"
                 + "<th>achieved</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th><th>seconds p99 &gt; SLO</th>"
-                + "<th>of those, host stole &ge; " + Math.round(Timeline.STOLEN_SHARE * 100) + "%</th>"
+                + "<th>of those, host stole &gt; " + Math.round(Timeline.STOLEN_SHARE * 100) + "%</th>"
                 + "<th>recovery</th><th>switch cost (s of requests)</th><th>nginx p99</th><th>ratio</th>"
                 + "<th>CPU per answer</th><th>over saturation's</th><th>nginx CPU per answer</th></tr>\n");
         for (int i = 0; i < r.phases().size(); i++) {

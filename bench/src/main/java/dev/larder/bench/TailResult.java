@@ -142,7 +142,7 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
         }
 
         /**
-         * Of those, the seconds in which the host took {@link Timeline#STOLEN_SHARE} or more of the server's CPU;
+         * Of those, the seconds in which the host took more than {@link Timeline#STOLEN_SHARE} of the server's CPU;
          * -1 unknown.
          */
         public int secondsAboveStolen(long boundMicros) {

@@ -19,7 +19,7 @@ final class TailText {
         String b = Units.timeMicros(bound);
         out.println();
         out.printf(Locale.ROOT, "  Phases of %s (SLO %s). s>SLO: seconds with p99 > %s; stolen: of those, seconds in "
-                + "which the host took >= %.0f%% of the server's CPU; recover: seconds after the switch until the "
+                + "which the host took more than %.0f%% of the server's CPU; recover: seconds after the switch until the "
                 + "first second with p99 <= %s; cost: answers > %s in the first %s after the switch / rate, in "
                 + "seconds of requests%n", r.label(), tail.slo().describe(), b, Timeline.STOLEN_SHARE * 100, b, b,
                 Units.shortTime(tail.switchWindow().toNanos() / 1000.0));

@@ -23,12 +23,13 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
     static final int WORST_SECONDS = 3;
 
     /**
-     * The host's share of the server's CPU time from which a second counts as stolen in the tail's phase table. A
-     * phase at 75% of a closed-loop capacity keeps the core 0.9-1.0 busy (a request costs 1.2-1.4x more at a fixed
-     * rate), so a few percent taken is enough to build a queue; on the machine this was set on, 3 of 768 seconds
-     * within 10 ms read that much, against 254 of 582 above it (docs/performance.md, "Session 64").
+     * The host's share of the server's CPU time above which a second counts as stolen in the tail's phase table: the
+     * same bound as a window's warning ({@link Honesty#STEAL_SHARE}). A phase at 75% of a closed-loop capacity keeps
+     * the core 0.9-1.0 busy (a request costs 1.2-1.4x more at a fixed rate), so a few percent taken is enough to build
+     * a queue; on the machine this was set on, 3 of 768 seconds within 10 ms read more than that, against 254 of 582
+     * above it (docs/performance.md, "Session 64").
      */
-    static final double STOLEN_SHARE = 0.03;
+    static final double STOLEN_SHARE = Honesty.STEAL_SHARE;
 
     /** No seconds (a run without a fixed window, such as the prefill). */
     public static final Timeline EMPTY = new Timeline(0, List.of());
@@ -146,7 +147,7 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
     }
 
     /**
-     * Of the seconds above {@code boundMicros}, those in which the host took at least {@code minSteal} of the
+     * Of the seconds above {@code boundMicros}, those in which the host took more than {@code minSteal} of the
      * server's CPU time ({@link Machine#steal()}): which of a phase's misses the host had a hand in. A backlog a
      * stolen second leaves can keep the seconds after it above the bound too, so this counts a lower bound. -1 when
      * no second's steal is known.
@@ -156,7 +157,7 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
             return -1;
         }
         return (int) seconds.stream()
-                .filter(s -> s.completed() > 0 && s.p99() > boundMicros && s.machine().steal() >= minSteal).count();
+                .filter(s -> s.completed() > 0 && s.p99() > boundMicros && s.machine().steal() > minSteal).count();
     }
 
     /**

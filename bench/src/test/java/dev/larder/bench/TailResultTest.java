@@ -103,7 +103,7 @@ class TailResultTest {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TailText.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), r);
         String text = bytes.toString(StandardCharsets.UTF_8);
-        assertTrue(text.contains("stolen: of those, seconds in which the host took >= 3% of the server's CPU"), text);
+        assertTrue(text.contains("stolen: of those, seconds in which the host took more than 3% of the server's CPU"), text);
         assertTrue(text.matches("(?s).*\\n\\s+1 PUT .* 3\\s+2\\s+3s .*"), text);
         assertTrue(text.matches("(?s).*\\n\\s+2 GET .* 1\\s+-\\s+1s .*"), text);
         String json = TailJson.of(r);

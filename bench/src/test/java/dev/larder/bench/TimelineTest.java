@@ -117,14 +117,15 @@ class TimelineTest {
                 new Timeline.Second(100, 0, 1, 5_000, 6_000), // within, 30% stolen: not a miss
                 new Timeline.Second(0, 0, 0, 0, 0), // no answers, 30% stolen
                 new Timeline.Second(100, 50, 1, 40_000, 50_000), // above, nothing known
-                new Timeline.Second(100, 50, 1, 40_000, 50_000))) // above, exactly at the share
+                new Timeline.Second(100, 50, 1, 40_000, 50_000))) // above, exactly at the share: not more
                 .withMachine(List.of(new Timeline.Machine(1.0, 0, 0.04, 0.05), new Timeline.Machine(1.0, 0, 0.09, 0.01),
                         new Timeline.Machine(1.0, 0, 0.04, Double.NaN), new Timeline.Machine(1.0, 0, 0.3, 0.3),
                         new Timeline.Machine(1.0, 0, 0.3, 0.3), Timeline.Machine.UNKNOWN,
                         new Timeline.Machine(1.0, 0, 0.03, 0.03)));
         assertEquals(5, t.secondsAbove(10_000));
-        assertEquals(3, t.secondsAboveWithSteal(10_000, 0.03), "s1, s3 and s7");
-        assertEquals(1, t.secondsAboveWithSteal(10_000, 0.05), "s1 only");
+        assertEquals(2, t.secondsAboveWithSteal(10_000, 0.03), "s1 and s3");
+        assertEquals(1, t.secondsAboveWithSteal(10_000, 0.04), "s1 only");
+        assertEquals(3, t.secondsAboveWithSteal(10_000, 0.02), "s1, s3 and s7");
         Timeline unknown = new Timeline(10_000, List.of(new Timeline.Second(100, 50, 1, 40_000, 50_000)));
         assertEquals(-1, unknown.secondsAboveWithSteal(10_000, 0.03), "no steal figure at all");
     }
