@@ -30,6 +30,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
+import java.util.function.IntToDoubleFunction;
+import java.util.function.IntToLongFunction;
 
 /**
  * Drives one run: {@code threads} event loops, {@code connections} spread over them round-robin, each connection on
@@ -276,40 +278,35 @@ final class LoadGenerator {
                 }));
             }
             List<List<ThreadStats>> stats = collect(results, 60_000);
-            steal.close();
-            cpu.close();
-            own.close();
-            Readings r = new Readings(steal, cpu, own);
-            return new Outcome(windows(phases, stats, p -> (stopped - t0) / 1e9,
-                    p -> r.steal().share(starts[p], Math.min(starts[p + 1], stopped)),
-                    p -> r.server().cores(starts[p], Math.min(starts[p + 1], stopped)),
-                    p -> r.server().backgroundCores(starts[p], Math.min(starts[p + 1], stopped)), cpu.allowedCpus(),
-                    p -> r.own().cores(starts[p], Math.min(starts[p + 1], stopped)), own.allowedCpus(),
-                    p -> machineSeconds(starts[p], Math.min(starts[p + 1], stopped), r.steal(), r.server())));
+            return outcome(phases, stats, p -> (stopped - t0) / 1e9, starts,
+                    p -> Math.min(starts[p + 1], stopped), steal, cpu, own);
         }
         long waitMillis = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000;
         List<List<ThreadStats>> stats = collect(results, waitMillis);
+        return outcome(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9, starts, p -> starts[p + 1],
+                steal, cpu, own);
+    }
+
+    /**
+     * Stops the samplers and makes the windows: phase p spans {@code starts[p]} to {@code endOf(p)}, and every
+     * window's figures and every second's search one copy of each sampler's readings, taken here.
+     */
+    private static Outcome outcome(List<Phase> phases, List<List<ThreadStats>> stats, IntToDoubleFunction seconds,
+                                   long[] starts, IntToLongFunction endOf, HostSteal steal, ProcessCpuTime cpu,
+                                   ProcessCpuTime own) {
         // HostSteal's close takes the reading after the last window's end; ProcessCpuTime uses readings inside it.
         steal.close();
         cpu.close();
         own.close();
-        Readings r = new Readings(steal, cpu, own);
-        return new Outcome(windows(phases, stats, p -> phases.get(p).duration().toNanos() / 1e9,
-                p -> r.steal().share(starts[p], starts[p + 1]), p -> r.server().cores(starts[p], starts[p + 1]),
-                p -> r.server().backgroundCores(starts[p], starts[p + 1]), cpu.allowedCpus(),
-                p -> r.own().cores(starts[p], starts[p + 1]), own.allowedCpus(),
-                p -> machineSeconds(starts[p], starts[p + 1], r.steal(), r.server())));
-    }
-
-    /**
-     * The three samplers' readings, copied once after they stop: every window's figures and every second's search
-     * these copies.
-     */
-    private record Readings(HostSteal.Readings steal, ProcessCpuTime.Readings server, ProcessCpuTime.Readings own) {
-
-        Readings(HostSteal steal, ProcessCpuTime server, ProcessCpuTime own) {
-            this(steal.readings(), server.readings(), own.readings());
-        }
+        HostSteal.Readings stolen = steal.readings();
+        ProcessCpuTime.Readings server = cpu.readings();
+        ProcessCpuTime.Readings generator = own.readings();
+        return new Outcome(windows(phases, stats, seconds,
+                p -> stolen.share(starts[p], endOf.applyAsLong(p)),
+                p -> server.cores(starts[p], endOf.applyAsLong(p)),
+                p -> server.backgroundCores(starts[p], endOf.applyAsLong(p)), cpu.allowedCpus(),
+                p -> generator.cores(starts[p], endOf.applyAsLong(p)), own.allowedCpus(),
+                p -> machineSeconds(starts[p], endOf.applyAsLong(p), stolen, server)));
     }
 
     /** Second i of the span is {@code [from + i s, from + (i+1) s)}, the last one cut at {@code to}. */
@@ -326,12 +323,12 @@ final class LoadGenerator {
 
     // Per-thread lists of per-window stats, regrouped as per-window lists of per-thread stats.
     private static List<Window> windows(List<Phase> phases, List<List<ThreadStats>> perThread,
-                                        java.util.function.IntToDoubleFunction seconds,
-                                        java.util.function.IntToDoubleFunction hostSteal,
-                                        java.util.function.IntToDoubleFunction serverCores,
-                                        java.util.function.IntToDoubleFunction serverBackgroundCores,
+                                        IntToDoubleFunction seconds,
+                                        IntToDoubleFunction hostSteal,
+                                        IntToDoubleFunction serverCores,
+                                        IntToDoubleFunction serverBackgroundCores,
                                         int serverAllowedCpus,
-                                        java.util.function.IntToDoubleFunction generatorCores, int generatorCpus,
+                                        IntToDoubleFunction generatorCores, int generatorCpus,
                                         IntFunction<List<Timeline.Machine>> machineSeconds) {
         List<Window> out = new ArrayList<>();
         int w = 0;

@@ -42,20 +42,8 @@ final class TailJson {
             j.field("start_seconds", p.startSeconds());
             j.field("started", r.phasesStarted().plusNanos(Math.round(p.startSeconds() * 1e9)).toString());
             j.field("seconds_above_slo", p.secondsAbove(bound));
-            int stolen = p.secondsAboveStolen(bound);
-            j.key("seconds_above_slo_stolen");
-            if (stolen < 0) {
-                j.nullValue();
-            } else {
-                j.value(stolen);
-            }
-            int recover = p.recoverySeconds(bound);
-            j.key("recovery_seconds");
-            if (recover < 0) {
-                j.nullValue();
-            } else {
-                j.value(recover);
-            }
+            countOrNull(j, "seconds_above_slo_stolen", p.secondsAboveStolen(bound));
+            countOrNull(j, "recovery_seconds", p.recoverySeconds(bound));
             j.field("switch_cost_seconds", p.switchCostSeconds(tail.switchWindow()));
             j.field("p99_ratio_to_nginx", p.p99Ratio());
             j.field("cpu_over_saturated", r.costOverSaturated(p));
@@ -123,6 +111,16 @@ final class TailJson {
             j.endObject();
         }
         j.endArray();
+    }
+
+    /** A count, or null where it is -1 (unknown, or never). */
+    private static void countOrNull(Json j, String key, int count) {
+        j.key(key);
+        if (count < 0) {
+            j.nullValue();
+        } else {
+            j.value(count);
+        }
     }
 
     private static void optionalRun(Json j, String key, RunResult r) {

@@ -167,8 +167,8 @@ final class TailReport {
             int recover = p.recoverySeconds(bound);
             boolean miss = l.percentile(99) > bound;
             h.append(String.format(Locale.ROOT, "<tr><td>%d</td><td class=\"l\">%s</td><td>%s</td><td>%.1f</td>"
-                            + "<td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td>"
-                            + "<td>%.3f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>%n",
+                            + "<td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td>"
+                            + "<td>%s</td><td>%.3f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>%n",
                     i + 1, p.kind(), Units.rate(p.rate()),
                     l.achievedRate(), Units.timeMicros(l.percentile(50)), miss ? "miss" : "ok",
                     Units.timeMicros(l.percentile(99)), Units.timeMicros(l.percentile(99.9)),

@@ -20,6 +20,12 @@ class TailResultTest {
 
     /** A window of {@code seconds} at {@code rate} answers/s (0: closed loop) with the server using {@code cores}. */
     private static RunResult window(double targetRate, double rate, double cores, double backgroundCores) {
+        return window(targetRate, rate, cores, backgroundCores, Timeline.EMPTY);
+    }
+
+    /** {@link #window(double, double, double, double)} with the per-second timeline given. */
+    private static RunResult window(double targetRate, double rate, double cores, double backgroundCores,
+                                    Timeline timeline) {
         double seconds = 10;
         long completed = Math.round(rate * seconds);
         Histogram c = GeneratorThread.newHistogram();
@@ -28,16 +34,7 @@ class TailResultTest {
         status.put(200, completed);
         return new RunResult("larder", URI.create("http://127.0.0.1:1"), "get", targetRate, 64, 1, seconds, c,
                 c.copy(), GeneratorThread.newHistogram(), completed, 0, SocketErrors.NONE, status, new double[0], 0, 0,
-                0, List.of(), List.of(), Timeline.EMPTY, 0, cores, backgroundCores, 0.5, 1);
-    }
-
-    /** {@link #window} with the per-second timeline given. */
-    private static RunResult window(double rate, Timeline timeline) {
-        RunResult w = window(rate, rate, 0.9, 0.0);
-        return new RunResult(w.target(), w.url(), w.workload(), w.targetRate(), w.connections(), w.threads(),
-                w.seconds(), w.corrected(), w.uncorrected(), w.lag(), w.completed(), w.bytes(), w.errors(),
-                w.statusCounts(), w.rateSamples(), 0, 0, 0, List.of(), List.of(), timeline, w.hostSteal(),
-                w.serverCores(), w.serverBackgroundCores(), w.generatorCores(), w.generatorCpus());
+                0, List.of(), List.of(), timeline, 0, cores, backgroundCores, 0.5, 1);
     }
 
     private static TailResult result(RunResult put, RunResult get, List<TailResult.PhaseResult> phases) {
@@ -92,9 +89,9 @@ class TailResultTest {
                 new Timeline.Machine(1.0, 0, 0.2, 0.25), new Timeline.Machine(1.0, 0, 0.0, 0.0),
                 new Timeline.Machine(1.0, 0, 0.1, 0.12), new Timeline.Machine(1.0, 0, 0.3, 0.3)));
         TailResult.PhaseResult measured = new TailResult.PhaseResult(TailPhase.PUT, 1000, 0,
-                window(1000, stolen), null);
+                window(1000, 1000, 0.9, 0.0, stolen), null);
         TailResult.PhaseResult unknown = new TailResult.PhaseResult(TailPhase.GET, 1000, 4,
-                window(1000, new Timeline(10_000, List.of(slow, fast))), null);
+                window(1000, 1000, 0.9, 0.0, new Timeline(10_000, List.of(slow, fast))), null);
         TailResult r = result(window(0, 80_000, 1.0, 0.0), window(0, 50_000, 1.0, 0.0), List.of(measured, unknown));
         assertEquals(3, measured.secondsAbove(10_000));
         assertEquals(2, measured.secondsAboveStolen(10_000), "the second with nothing stolen is the server's");
@@ -103,7 +100,8 @@ class TailResultTest {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TailText.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), r);
         String text = bytes.toString(StandardCharsets.UTF_8);
-        assertTrue(text.contains("stolen: of those, seconds in which the host took more than 3% of the server's CPU"), text);
+        assertTrue(text.contains("stolen: of those, seconds in which the host took more than 3% of the server's CPU"),
+                text);
         assertTrue(text.matches("(?s).*\\n\\s+1 PUT .* 3\\s+2\\s+3s .*"), text);
         assertTrue(text.matches("(?s).*\\n\\s+2 GET .* 1\\s+-\\s+1s .*"), text);
         String json = TailJson.of(r);
