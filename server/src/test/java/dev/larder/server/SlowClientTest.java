@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.server.config.ServerObserver;
+import dev.larder.server.config.ServerOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -18,6 +19,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,6 +48,10 @@ class SlowClientTest {
     }
 
     private void start(int maxConnections, Duration idleTimeout) {
+        start(maxConnections, idleTimeout, o -> o);
+    }
+
+    private void start(int maxConnections, Duration idleTimeout, UnaryOperator<ServerOptions.Builder> more) {
         AtomicReference<GatedStore> ref = new AtomicReference<>();
         ServerObserver counting = new ServerObserver() {
             @Override
@@ -53,8 +59,8 @@ class SlowClientTest {
                 responses.incrementAndGet();
             }
         };
-        larder = new TestServer(dir, o -> o.readTimeout(READ_TIMEOUT).idleTimeout(idleTimeout)
-                .maxConnections(maxConnections).writeHighWaterMark(HIGH_WATER_MARK).maxValueSize(1 << 20),
+        larder = new TestServer(dir, o -> more.apply(o.readTimeout(READ_TIMEOUT).idleTimeout(idleTimeout)
+                .maxConnections(maxConnections).writeHighWaterMark(HIGH_WATER_MARK).maxValueSize(1 << 20)),
                 GatedStore.into(ref), counting);
         gated = ref.get();
     }
@@ -231,28 +237,42 @@ class SlowClientTest {
 
     @Test
     void anUploadTheServerStoppedReadingIsNotCutOffByTheReadTimeout() throws Exception {
-        start(100, Duration.ofSeconds(30));
+        // Every storage call on a worker, so a gated GET holds a worker and the event loop goes on reading.
+        start(100, Duration.ofSeconds(30), o -> o.inlineBatch(0));
         byte[] value = new byte[1 << 20];
         new Random(3).nextBytes(value);
         String body = new String(value, ISO_8859_1);
         try (RawHttp put = larder.connect()) {
             assertEquals(201, put.exchange("PUT", "/v0/entity?id=large", body).status());
         }
-        // Downloads, then an upload behind them. The client reads nothing for a while: the server stops reading
-        // (high-water mark) part-way through the upload, which is then incomplete for longer than the read timeout
-        // through no fault of the client's sending.
+        // Downloads held behind a gated GET, then an upload whose first half the server reads while it is still
+        // reading: its read-timeout clock starts. Then the downloads go out to a client that reads nothing, the
+        // server stops reading at the high-water mark, and the second half of the upload waits on the wire for
+        // longer than the read timeout, through no fault of the client's sending.
         try (RawHttp http = new RawHttp(larder.address(), 128 * 1024)) {
-            String requests = RawHttp.request("GET", "/v0/entity?id=large", null).repeat(10)
-                    + RawHttp.request("PUT", "/v0/entity?id=uploaded", body);
+            http.send(RawHttp.request("GET", "/v0/entity?id=block-first", null)
+                    + RawHttp.request("GET", "/v0/entity?id=large", null).repeat(10));
+            gated.awaitBlocked(1);
+            Thread.sleep(200);   // the downloads are read; the upload comes in reads of its own
+            String upload = RawHttp.request("PUT", "/v0/entity?id=uploaded", body);
+            int half = upload.length() / 2;
+            http.send(upload.substring(0, half));
+            Thread.sleep(200);
+            int before = responses.get();
+            gated.open();
+            int produced = awaitSettled();
+            assertTrue(produced - before < 11, "the server stopped at the high-water mark: " + (produced - before)
+                    + " of 11 answers out");
             Thread writer = new Thread(() -> {
                 try {
-                    http.send(requests);
+                    http.send(upload.substring(half));
                 } catch (IOException e) {
                     // reported by the reads below
                 }
             }, "uploader");
             writer.start();
             Thread.sleep(READ_TIMEOUT.toMillis() * 5 / 2);
+            assertEquals(404, http.read().status(), "the gated GET");
             for (int i = 0; i < 10; i++) {
                 RawHttp.Response r = http.read();
                 assertEquals(200, r.status(), "download " + i);
@@ -264,6 +284,18 @@ class SlowClientTest {
         try (RawHttp http = larder.connect()) {
             assertArrayEquals(value, http.exchange("GET", "/v0/entity?id=uploaded", null).body());
         }
+    }
+
+    /** Waits until the server has completed no response for 300 ms in a row; returns how many it completed. */
+    private int awaitSettled() throws InterruptedException {
+        int produced = -1;
+        for (int settled = 0; settled < 3; ) {
+            Thread.sleep(100);
+            int now = responses.get();
+            settled = now == produced ? settled + 1 : 0;
+            produced = now;
+        }
+        return produced;
     }
 
     @Test

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Enforces {@code --read-timeout} (a request must arrive whole within it, so a client trickling bytes cannot hold a
- * connection) and {@code --idle-timeout} (keep-alive connections with nothing to do are closed, and so are those whose
+ * connection; the time the server itself stopped reading does not count) and {@code --idle-timeout} (keep-alive connections with nothing to do are closed, and so are those whose
  * client has not read its responses for that long).
  *
  * <p>One periodic check per connection instead of a timer per request: the hot path only stores a timestamp.
@@ -117,6 +117,12 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
             check.cancel(false);
             ctx.close();
             return;
+        }
+        if (state.partialSince != 0 && !ctx.channel().config().isAutoRead()) {
+            // The server stopped reading (the client's answers are over the high-water mark, or too many requests
+            // wait): the rest of the request cannot arrive, through no fault of the client's. Its clock is held
+            // until reading resumes (to within one check period).
+            state.partialSince = now;
         }
         if (readTimeoutNanos > 0 && state.partialSince != 0 && now - state.partialSince > readTimeoutNanos) {
             check.cancel(false);
