@@ -132,25 +132,14 @@ final class HostSteal implements AutoCloseable {
          * NaN when the samples do not cover the span (nothing could be read, or the span is still running).
          */
         double share(long fromNanos, long toNanos) {
-            Sample[] span = span(fromNanos, toNanos);
-            return HostSteal.share(span[0], span[1]);
+            PeriodicSampler.Span<Sample> span = PeriodicSampler.around(samples, Sample::nanos, fromNanos, toNanos);
+            return HostSteal.share(span.first(), span.last());
         }
 
         /** The same share of the server's CPUs' time; NaN also when they are unknown. */
         double serverCpusShare(long fromNanos, long toNanos) {
-            Sample[] span = span(fromNanos, toNanos);
-            return HostSteal.serverCpusShare(span[0], span[1]);
-        }
-
-        /**
-         * The last sample at or before the start and the first at or after the end (each null when there is none):
-         * steal counters only move between readings, so a span is measured from the readings just outside it.
-         */
-        Sample[] span(long fromNanos, long toNanos) {
-            int before = PeriodicSampler.firstAfter(samples, Sample::nanos, fromNanos) - 1;
-            int after = PeriodicSampler.firstAtOrAfter(samples, Sample::nanos, toNanos);
-            return new Sample[] {before >= 0 ? samples.get(before) : null,
-                    after < samples.size() ? samples.get(after) : null};
+            PeriodicSampler.Span<Sample> span = PeriodicSampler.around(samples, Sample::nanos, fromNanos, toNanos);
+            return HostSteal.serverCpusShare(span.first(), span.last());
         }
     }
 

@@ -92,12 +92,34 @@ final class PeriodicSampler<S> implements AutoCloseable {
         }
     }
 
+    /** Two readings that bound a span of time; either is null when there is none. */
+    record Span<S>(S first, S last) {
+    }
+
     /**
-     * The index of the first of {@code readings} (in time order, as {@link #readings()} gives them) taken at or after
-     * {@code nanos}; their size when there is none. A binary search: a window's seconds each look up their bounds, and
-     * an hour-long window has 18,000 readings.
+     * The last of {@code readings} (in time order, as {@link #readings()} gives them) taken at or before
+     * {@code fromNanos} and the first taken at or after {@code toNanos}: for counters that move only between
+     * readings, so a span is measured from the readings just outside it.
      */
-    static <S> int firstAtOrAfter(List<S> readings, ToLongFunction<S> nanosOf, long nanos) {
+    static <S> Span<S> around(List<S> readings, ToLongFunction<S> nanosOf, long fromNanos, long toNanos) {
+        int before = firstAfter(readings, nanosOf, fromNanos) - 1;
+        int after = firstAtOrAfter(readings, nanosOf, toNanos);
+        return new Span<>(before >= 0 ? readings.get(before) : null,
+                after < readings.size() ? readings.get(after) : null);
+    }
+
+    /** The first and the last of {@code readings} taken between the two times, both included; nulls when none is. */
+    static <S> Span<S> within(List<S> readings, ToLongFunction<S> nanosOf, long fromNanos, long toNanos) {
+        int first = firstAtOrAfter(readings, nanosOf, fromNanos);
+        int last = firstAfter(readings, nanosOf, toNanos) - 1;
+        return first > last ? new Span<>(null, null) : new Span<>(readings.get(first), readings.get(last));
+    }
+
+    /**
+     * The index of the first of {@code readings} taken at or after {@code nanos}; their size when there is none. A
+     * binary search: a window's seconds each look up their bounds, and an hour-long window has 18,000 readings.
+     */
+    private static <S> int firstAtOrAfter(List<S> readings, ToLongFunction<S> nanosOf, long nanos) {
         int low = 0;
         int high = readings.size();
         while (low < high) {
@@ -112,7 +134,7 @@ final class PeriodicSampler<S> implements AutoCloseable {
     }
 
     /** The index of the first of {@code readings} taken after {@code nanos}; their size when there is none. */
-    static <S> int firstAfter(List<S> readings, ToLongFunction<S> nanosOf, long nanos) {
+    private static <S> int firstAfter(List<S> readings, ToLongFunction<S> nanosOf, long nanos) {
         return nanos == Long.MAX_VALUE ? readings.size() : firstAtOrAfter(readings, nanosOf, nanos + 1);
     }
 

@@ -187,8 +187,8 @@ final class ProcessCpuTime implements AutoCloseable {
          * fall inside.
          */
         double cores(long fromNanos, long toNanos) {
-            Sample[] span = span(fromNanos, toNanos);
-            return ProcessCpuTime.cores(span[0], span[1]);
+            PeriodicSampler.Span<Sample> span = PeriodicSampler.within(samples, Sample::nanos, fromNanos, toNanos);
+            return ProcessCpuTime.cores(span.first(), span.last());
         }
 
         /**
@@ -196,18 +196,8 @@ final class ProcessCpuTime implements AutoCloseable {
          * when unknown.
          */
         double backgroundCores(long fromNanos, long toNanos) {
-            Sample[] span = span(fromNanos, toNanos);
-            return ProcessCpuTime.backgroundCores(span[0], span[1]);
-        }
-
-        /** The first and the last reading between the two times, both included (nulls when there is none). */
-        Sample[] span(long fromNanos, long toNanos) {
-            int first = PeriodicSampler.firstAtOrAfter(samples, Sample::nanos, fromNanos);
-            int last = PeriodicSampler.firstAfter(samples, Sample::nanos, toNanos) - 1;
-            if (first > last) {
-                return new Sample[] {null, null};
-            }
-            return new Sample[] {samples.get(first), samples.get(last)};
+            PeriodicSampler.Span<Sample> span = PeriodicSampler.within(samples, Sample::nanos, fromNanos, toNanos);
+            return ProcessCpuTime.backgroundCores(span.first(), span.last());
         }
     }
 

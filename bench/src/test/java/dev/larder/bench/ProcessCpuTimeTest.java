@@ -82,14 +82,15 @@ class ProcessCpuTimeTest {
         assertTrue(Double.isNaN(readings.cores(9 * s + 1, 20 * s)), "after the last reading");
         assertTrue(Double.isNaN(new ProcessCpuTime.Readings(List.of()).cores(0, s)));
         for (long from = -s; from < 10 * s; from += s / 2) {
-            ProcessCpuTime.Sample[] span = readings.span(from, from + 2 * s);
+            PeriodicSampler.Span<ProcessCpuTime.Sample> span =
+                    PeriodicSampler.within(samples, ProcessCpuTime.Sample::nanos, from, from + 2 * s);
             for (ProcessCpuTime.Sample sample : samples) {
                 boolean inside = sample.nanos() >= from && sample.nanos() <= from + 2 * s;
-                assertTrue(!inside || (span[0].nanos() <= sample.nanos() && span[1].nanos() >= sample.nanos()),
+                assertTrue(!inside || (span.first().nanos() <= sample.nanos() && span.last().nanos() >= sample.nanos()),
                         "span from " + from + " covers every reading inside it");
             }
-            assertTrue(span[0] == null || span[0].nanos() >= from, "and none before it");
-            assertTrue(span[1] == null || span[1].nanos() <= from + 2 * s, "and none after it");
+            assertTrue(span.first() == null || span.first().nanos() >= from, "and none before it");
+            assertTrue(span.last() == null || span.last().nanos() <= from + 2 * s, "and none after it");
         }
     }
 
