@@ -86,7 +86,8 @@ class ProcessCpuTimeTest {
                     PeriodicSampler.within(samples, ProcessCpuTime.Sample::nanos, from, from + 2 * s);
             for (ProcessCpuTime.Sample sample : samples) {
                 boolean inside = sample.nanos() >= from && sample.nanos() <= from + 2 * s;
-                assertTrue(!inside || (span.first().nanos() <= sample.nanos() && span.last().nanos() >= sample.nanos()),
+                assertTrue(!inside
+                                || (span.first().nanos() <= sample.nanos() && span.last().nanos() >= sample.nanos()),
                         "span from " + from + " covers every reading inside it");
             }
             assertTrue(span.first() == null || span.first().nanos() >= from, "and none before it");

@@ -260,7 +260,7 @@ class SlowClientTest {
             Thread.sleep(200);
             int before = responses.get();
             gated.open();
-            int produced = awaitSettled();
+            int produced = awaitSettled(100, 3);
             assertTrue(produced - before < 11, "the server stopped at the high-water mark: " + (produced - before)
                     + " of 11 answers out");
             Thread writer = new Thread(() -> {
@@ -286,11 +286,14 @@ class SlowClientTest {
         }
     }
 
-    /** Waits until the server has completed no response for 300 ms in a row; returns how many it completed. */
-    private int awaitSettled() throws InterruptedException {
+    /**
+     * Waits until the server has completed no response for {@code ticks} checks {@code tickMillis} apart in a row;
+     * returns how many it completed.
+     */
+    private int awaitSettled(long tickMillis, int ticks) throws InterruptedException {
         int produced = -1;
-        for (int settled = 0; settled < 3; ) {
-            Thread.sleep(100);
+        for (int settled = 0; settled < ticks; ) {
+            Thread.sleep(tickMillis);
             int now = responses.get();
             settled = now == produced ? settled + 1 : 0;
             produced = now;
@@ -317,13 +320,7 @@ class SlowClientTest {
             }, "pipeliner");
             writer.setDaemon(true);
             writer.start();
-            int produced = -1;
-            for (int settled = 0; settled < 2; ) {   // until nothing new for two seconds in a row
-                Thread.sleep(1000);
-                int now = responses.get();
-                settled = now == produced ? settled + 1 : 0;
-                produced = now;
-            }
+            int produced = awaitSettled(1000, 2);   // until nothing new for two seconds in a row
             System.out.printf("non-reading client, answers made on the event loop: %d of %d produced (4 KiB each)%n",
                     produced, pipelined);
             assertTrue(produced < 5_000, "server kept producing for a client that does not read: " + produced);

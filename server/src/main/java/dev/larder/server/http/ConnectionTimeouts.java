@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Enforces {@code --read-timeout} (a request must arrive whole within it, so a client trickling bytes cannot hold a
- * connection; the time the server itself stopped reading does not count) and {@code --idle-timeout} (keep-alive connections with nothing to do are closed, and so are those whose
- * client has not read its responses for that long).
+ * connection; the time the server itself stopped reading does not count) and {@code --idle-timeout} (keep-alive
+ * connections with nothing to do are closed, and so are those whose client has not read its responses for that
+ * long).
  *
  * <p>One periodic check per connection instead of a timer per request: the hot path only stores a timestamp.
  */
