@@ -164,6 +164,66 @@ class AdaptiveLimiterTest {
     }
 
     /**
+     * After an overload, half the load (one 2 ms request per 2 ms, two workers) with a burst of 12 every 100 ms. The
+     * overload floor (9) refuses part of each burst while its hold lasts; those refusals must not renew it, since the
+     * admitted requests hardly wait (the median RTT is the no-load 2 ms, against about 9 under the overload).
+     * Renewed by them it never ran out, and the bursts went on being refused (the harness's 0.5 X after an overload).
+     * Here the light-load budget is back a second after the overload's last refusal, and the later bursts are
+     * admitted.
+     */
+    @Test
+    void burstsAtHalfLoadAfterAnOverloadDoNotHoldTheOverloadBudget() {
+        AdaptiveLimiter limiter = vegas(2, 16, 256);
+        alone(limiter, 40, 2_000);
+        java.util.ArrayDeque<Limiter.Listener> admitted = new java.util.ArrayDeque<>();
+        // Two seconds at far more than the workers clear.
+        for (int tick = 0; tick < 1_000; tick++) {
+            tick(limiter, admitted, Integer.MAX_VALUE);
+        }
+        assertTrue(limiter.overloaded());
+        assertEquals(9, limiter.floor());
+        int refusedEarly = 0;
+        int refusedLate = 0;
+        for (int tick = 1; tick <= 1_000; tick++) {
+            int refused = tick(limiter, admitted, tick % 50 == 0 ? 12 : 1);
+            if (tick <= 250) {
+                refusedEarly += refused;
+            } else if (tick > 600) {
+                refusedLate += refused;
+            }
+        }
+        assertTrue(refusedEarly > 0, "the overload floor refused nothing in the first half second: the bursts are too"
+                + " small to show anything");
+        assertFalse(limiter.overloaded(), "2 s after the overload");
+        assertEquals(20, limiter.floor());
+        assertEquals(0, refusedLate, "bursts refused from 1.2 s after the overload on");
+    }
+
+    /**
+     * One 2 ms tick of two workers that each finish the oldest request they hold, then {@code arrivals} requests;
+     * returns how many of them were refused.
+     */
+    private int tick(AdaptiveLimiter limiter, java.util.ArrayDeque<Limiter.Listener> admitted, int arrivals) {
+        for (int w = 0; w < 2 && !admitted.isEmpty(); w++) {
+            admitted.poll().onSuccess();
+        }
+        int refused = 0;
+        for (int i = 0; i < arrivals; i++) {
+            Limiter.Listener permit = limiter.tryAcquire();
+            if (permit == null) {
+                refused++;
+                if (arrivals == Integer.MAX_VALUE) {
+                    break;
+                }
+            } else {
+                admitted.add(permit);
+            }
+        }
+        now[0] += 2_000_000;
+        return refused;
+    }
+
+    /**
      * The floor follows the median no-load RTT of the last 32 requests served alone, so a store that was fast when it
      * was empty (0.1 ms, the harness's prefill) and is slower now (2 ms) does not keep the floor of the empty store,
      * while one request held up by a pause (50 ms) does not move it.
