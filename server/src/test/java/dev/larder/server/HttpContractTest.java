@@ -95,6 +95,20 @@ class HttpContractTest {
         assertEquals(400, call("GET", "/", null).status());
     }
 
+    /** RFC 9112 3.2.2: a server must accept a target in absolute form; it is served as its path and query. */
+    @Test
+    void absoluteFormTargetsAreServedAsTheirPathAndQuery() throws Exception {
+        assertEquals(201, call("PUT", "http://example.com/v0/entity?id=absolute", "by-proxy").status());
+        assertEquals("by-proxy", call("GET", "HTTPS://Example.COM:8443/v0/entity?id=absolute", null).text());
+        assertEquals(200, call("GET", "http://127.0.0.1/v0/status", null).status());
+        RawHttp.Response root = call("GET", "http://example.com", null);
+        assertEquals(400, root.status());
+        assertEquals("unknown path /", root.text().trim());
+        assertEquals(400, call("GET", "ftp://example.com/v0/status", null).status(), "not an http URI");
+        assertEquals(202, call("DELETE", "http://example.com/v0/entity?id=absolute", null).status());
+        assertEquals(404, call("GET", "/v0/entity?id=absolute", null).status());
+    }
+
     @Test
     void keysAreRawPercentDecodedBytes() throws Exception {
         assertEquals(201, call("PUT", "/v0/entity?id=%00%FF%0Araw+key", "bin").status());

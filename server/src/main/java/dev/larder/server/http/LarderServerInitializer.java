@@ -10,7 +10,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 
 /**
@@ -62,7 +61,7 @@ public final class LarderServerInitializer extends ChannelInitializer<SocketChan
         pipeline.addLast("timeouts", new ConnectionTimeouts(state, readTimeoutNanos, idleTimeoutNanos,
                 timeoutCheckNanos));
         pipeline.addLast("http-encoder", new HttpResponseEncoder());
-        pipeline.addLast("http-decoder", new HttpRequestDecoder(decoderConfig));
+        pipeline.addLast("http-decoder", new OriginFormRequestDecoder(decoderConfig));
         pipeline.addLast("request-end", new ConnectionTimeouts.RequestEnd(state));
         security.tokenCheck().ifPresent(auth -> pipeline.addLast("auth", auth));
         pipeline.addLast("single-chunk", new SingleChunkAggregator(options.maxValueSize()));

@@ -77,6 +77,19 @@ class TokenCheckTest {
                     "the liveness route stays open");
             assertEquals(401, send("GET", larder.url("http", "/v0/status/../entity?id=k"), null, null).statusCode(),
                     "only the exact open path is open");
+            assertEquals("401", rawStatus(larder, "GET http://example.com/v0/entity?id=k"), "absolute form, no token");
+            assertEquals("200", rawStatus(larder, "GET http://example.com/v0/status"), "absolute form of the open path");
+        }
+    }
+
+    /** The status code of the answer to {@code requestLine} (no credentials) on a connection of its own. */
+    private static String rawStatus(SecuredServer larder, String requestLine) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", larder.port())) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write((requestLine + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            return answer.substring("HTTP/1.1 ".length(), "HTTP/1.1 ".length() + 3);
         }
     }
 
