@@ -103,7 +103,8 @@ final class LatencyBudgetFloor implements Limit {
     }
 
     /**
-     * A request was refused at {@code now} (the limiter's clock): the overload budget holds from here on. Returns true
+     * A request was refused at {@code now} (the limiter's clock): the overload budget holds from here on, or, if it is
+     * in force already, its hold is renewed while the admitted requests wait (the class comment). Returns true
      * instead when the overload budget was still in force only because nothing had been answered since its hold ran
      * out (a quiet spell after an overload): then the light-load budget is back, the limit may have risen, and the
      * caller should ask once more; a refusal then counts.
