@@ -52,13 +52,9 @@ final class LatencyBudgetFloor implements Limit {
     static final int ANSWERS = 128;
     private static final long RENEWAL_STEP_NANOS = 10_000_000;
 
-    private final long[] alone = new long[SAMPLES];
-    private int next;
-    private int filled;
+    private final RecentRtts alone = new RecentRtts(SAMPLES);
     private long noLoadRtt;
-    private final long[] answered = new long[ANSWERS];
-    private int nextAnswered;
-    private int filledAnswered;
+    private final RecentRtts answered = new RecentRtts(ANSWERS);
     /** The refusal that last started or renewed the overload budget's hold. */
     private long lastRefusal;
     /** The overload budget is in force: set by a refusal, cleared once the hold has run out since the last one. */
@@ -126,18 +122,11 @@ final class LatencyBudgetFloor implements Limit {
 
     /** Whether the admitted requests are waiting as under an overload (the class comment says why this bound). */
     private boolean waiting() {
-        if (filledAnswered == 0) {
-            return true;
-        }
-        long[] recent = Arrays.copyOf(answered, filledAnswered);
-        Arrays.sort(recent);
-        return recent[recent.length / 2] >= noLoadRtt + (overloadBudgetNanos - noLoadRtt) / 2;
+        return answered.isEmpty() || answered.median() >= noLoadRtt + (overloadBudgetNanos - noLoadRtt) / 2;
     }
 
     private synchronized void observe(long now, long rtt) {
-        answered[nextAnswered] = rtt;
-        nextAnswered = (nextAnswered + 1) % ANSWERS;
-        filledAnswered = Math.min(ANSWERS, filledAnswered + 1);
+        answered.add(rtt);
         if (overloaded && now - lastRefusal >= overloadHoldNanos) {
             overloaded = false;
         }
@@ -164,12 +153,8 @@ final class LatencyBudgetFloor implements Limit {
     }
 
     private synchronized void recordAlone(long rtt) {
-        alone[next] = rtt;
-        next = (next + 1) % SAMPLES;
-        filled = Math.min(SAMPLES, filled + 1);
-        long[] recent = Arrays.copyOf(alone, filled);
-        Arrays.sort(recent);
-        noLoadRtt = recent[recent.length / 2];
+        alone.add(rtt);
+        noLoadRtt = alone.median();
     }
 
     // Listeners are told under the lock, in order, as the library's own limits do: SimpleLimiter adjusts its permits
@@ -186,5 +171,36 @@ final class LatencyBudgetFloor implements Limit {
 
     private int clamp(int value) {
         return Math.max(minLimit, Math.min(maxLimit, value));
+    }
+
+    /** The last RTTs up to a capacity, for their median. Not thread-safe: the floor's lock guards it. */
+    private static final class RecentRtts {
+        private final long[] rtts;
+        private int next;
+        private int filled;
+
+        RecentRtts(int capacity) {
+            rtts = new long[capacity];
+        }
+
+        void add(long rtt) {
+            rtts[next] = rtt;
+            next = (next + 1) % rtts.length;
+            filled = Math.min(rtts.length, filled + 1);
+        }
+
+        boolean isEmpty() {
+            return filled == 0;
+        }
+
+        /** The median of what is held; 0 when empty. */
+        long median() {
+            if (filled == 0) {
+                return 0;
+            }
+            long[] recent = Arrays.copyOf(rtts, filled);
+            Arrays.sort(recent);
+            return recent[recent.length / 2];
+        }
     }
 }
