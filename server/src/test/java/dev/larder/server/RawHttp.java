@@ -16,15 +16,15 @@ import java.util.Map;
  * A byte-exact HTTP/1.1 client over a plain socket, for what java.net.http will not send: pipelined requests,
  * malformed lines, lying Content-Length, raw key bytes.
  */
-final class RawHttp implements AutoCloseable {
+public final class RawHttp implements AutoCloseable {
 
     /** A parsed response. */
-    record Response(int status, Map<String, String> headers, byte[] body) {
-        String header(String name) {
+    public record Response(int status, Map<String, String> headers, byte[] body) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
 
-        String text() {
+        public String text() {
             return new String(body, java.nio.charset.StandardCharsets.UTF_8);
         }
     }
@@ -33,7 +33,7 @@ final class RawHttp implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
 
-    RawHttp(InetSocketAddress address) throws IOException {
+    public RawHttp(InetSocketAddress address) throws IOException {
         this(address, 0);
     }
 
@@ -74,7 +74,7 @@ final class RawHttp implements AutoCloseable {
         return sb.toString();
     }
 
-    Response exchange(String method, String target, String body) throws IOException {
+    public Response exchange(String method, String target, String body) throws IOException {
         send(request(method, target, body));
         return read();
     }

@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
  * The admin port's pipeline, inbound top to bottom:
  *
  * <pre>
- *   bytes ──▶ idle close ──▶ [tls] ──▶ http codec ──▶ keep-alive ──▶ aggregator ──▶ [auth] ──▶ admin handler ──▶ endpoint
- *             (6 min)        (when                                     (8 KiB)       (401 without (path, GET)  (metrics, health,
- *                            --tls-*)                                                 the admin token;           profile)
- *                                                                                     /health/* open)
+ *   bytes ──▶ idle close ──▶ [tls] ──▶ http codec ──▶ origin form ──▶ keep-alive ──▶ aggregator ──▶ [auth] ──▶ admin handler ──▶ endpoint
+ *             (6 min)        (when                    (http://h/p                       (8 KiB)       (401 without (path, GET)  (metrics, health,
+ *                            --tls-*)                  becomes /p)                                    the admin token;           profile)
+ *                                                                                                     /health/* open)
  * </pre>
  */
 final class AdminServerInitializer extends ChannelInitializer<Channel> {
@@ -45,6 +45,7 @@ final class AdminServerInitializer extends ChannelInitializer<Channel> {
         });
         security.tlsHandler(channel).ifPresent(tls -> pipeline.addLast("tls", tls));
         pipeline.addLast("http", new HttpServerCodec());
+        pipeline.addLast("origin-form", OriginFormTargets.INSTANCE);
         pipeline.addLast("keep-alive", new HttpServerKeepAliveHandler());
         pipeline.addLast("aggregator", new HttpObjectAggregator(8 * 1024));
         security.tokenCheck().ifPresent(auth -> pipeline.addLast("auth", auth));

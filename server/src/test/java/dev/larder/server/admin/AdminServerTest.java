@@ -8,6 +8,7 @@ import dev.larder.server.Exposition;
 import dev.larder.server.ForwardingStore;
 import dev.larder.server.LarderServer;
 import dev.larder.server.LeakDetection;
+import dev.larder.server.RawHttp;
 import dev.larder.server.config.ServerOptions;
 import dev.larder.server.config.TransportKind;
 import dev.larder.server.http.Transport;
@@ -173,6 +174,23 @@ class AdminServerTest {
                 .POST(HttpRequest.BodyPublishers.noBody()).build());
         assertEquals(405, post.statusCode());
         assertEquals("GET", post.headers().firstValue("allow").orElse(""));
+    }
+
+    @Test
+    void absoluteFormTargetsAreServedAsTheirPath() throws Exception {
+        start(1, 16);
+        try (RawHttp raw = new RawHttp(admin.localAddress())) {
+            RawHttp.Response live = raw.exchange("GET", "http://example.com:8081/health/live", null);
+            assertEquals(200, live.status(), live.text());
+            RawHttp.Response metrics = raw.exchange("GET", "HTTP://example.com/metrics?x=1", null);
+            assertEquals(200, metrics.status(), metrics.text());
+            assertTrue(metrics.text().contains("larder_queue_capacity"), metrics.text());
+            RawHttp.Response missing = raw.exchange("GET", "http://example.com/nope", null);
+            assertEquals(404, missing.status());
+            assertTrue(missing.text().contains("no such admin path /nope"), missing.text());
+            RawHttp.Response otherScheme = raw.exchange("GET", "ftp://example.com/metrics", null);
+            assertEquals(404, otherScheme.status(), otherScheme.text());
+        }
     }
 
     @Test

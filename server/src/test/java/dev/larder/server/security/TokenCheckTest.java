@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.RawHttp;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -84,12 +86,9 @@ class TokenCheckTest {
 
     /** The status code of the answer to {@code requestLine} (no credentials) on a connection of its own. */
     private static String rawStatus(SecuredServer larder, String requestLine) throws Exception {
-        try (Socket socket = new Socket("127.0.0.1", larder.port())) {
-            socket.setSoTimeout(5000);
-            socket.getOutputStream().write((requestLine + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-            return answer.substring("HTTP/1.1 ".length(), "HTTP/1.1 ".length() + 3);
+        String[] methodAndTarget = requestLine.split(" ", 2);
+        try (RawHttp raw = new RawHttp(new InetSocketAddress("127.0.0.1", larder.port()))) {
+            return Integer.toString(raw.exchange(methodAndTarget[0], methodAndTarget[1], null).status());
         }
     }
 
