@@ -154,6 +154,13 @@ final class JsonSummary {
         column(j, "max_ms", t, s -> s.max() / 1000.0);
         column(j, "server_cores", t, s -> s.machine().serverCores());
         column(j, "server_background_cores", t, s -> s.machine().serverBackgroundCores());
+        j.key("server_background_threads").beginArray();
+        for (Timeline.Second s : t.seconds()) {
+            j.beginObject();
+            s.machine().backgroundThreads().forEach((name, cores) -> j.field(name, cores.doubleValue()));
+            j.endObject();
+        }
+        j.endArray();
         column(j, "host_steal_share", t, s -> s.machine().hostSteal());
         column(j, "server_cpus_steal_share", t, s -> s.machine().serverCpusSteal());
         j.endObject();

@@ -316,7 +316,7 @@ final class LoadGenerator {
         for (long s = from; s < to; s += TimelineRecorder.SECOND_NANOS) {
             long e = Math.min(s + TimelineRecorder.SECOND_NANOS, to);
             out.add(new Timeline.Machine(cpu.cores(s, e), cpu.backgroundCores(s, e), steal.share(s, e),
-                    steal.serverCpusShare(s, e)));
+                    steal.serverCpusShare(s, e), cpu.backgroundThreads(s, e)));
         }
         return out;
     }

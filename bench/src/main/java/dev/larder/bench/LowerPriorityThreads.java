@@ -21,6 +21,7 @@ final class LowerPriorityThreads {
     private final Path tasks;
     private Map<String, Long> lastTicks = new HashMap<>();
     private long total;
+    private final Map<String, Long> totalByName = new HashMap<>();
 
     /** @param tasks the process's {@code /proc/<pid>/task} directory */
     LowerPriorityThreads(Path tasks) {
@@ -44,7 +45,9 @@ final class LowerPriorityThreads {
                 String id = thread.getFileName() + "@" + stat.get().startTime();
                 long ticks = stat.get().cpuTicks();
                 Long before = lastTicks.get(id);
-                total += before == null ? ticks : Math.max(0, ticks - before);
+                long used = before == null ? ticks : Math.max(0, ticks - before);
+                total += used;
+                totalByName.merge(stat.get().name(), used, Long::sum);
                 now.put(id, ticks);
             }
         } catch (IOException | RuntimeException e) {
@@ -53,5 +56,10 @@ final class LowerPriorityThreads {
         }
         lastTicks = now;
         return total;
+    }
+
+    /** What {@link #ticks} has counted so far, by thread name (threads of one pool share theirs). */
+    Map<String, Long> ticksByName() {
+        return Map.copyOf(totalByName);
     }
 }

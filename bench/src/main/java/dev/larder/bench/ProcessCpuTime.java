@@ -3,8 +3,10 @@ package dev.larder.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,11 +43,30 @@ final class ProcessCpuTime implements AutoCloseable {
      * One reading: when ({@link System#nanoTime}), the processes' CPU time in ns since they started, and how much of it
      * their lower-priority threads have used since the first reading ({@link LowerPriorityThreads}; NaN unknown).
      */
-    record Sample(long nanos, double cpuNanos, double backgroundCpuNanos) {
+    record Sample(long nanos, double cpuNanos, double backgroundCpuNanos, Map<String, Double> backgroundByThread) {
+
+        Sample {
+            backgroundByThread = Map.copyOf(backgroundByThread);
+        }
+
+        Sample(long nanos, double cpuNanos, double backgroundCpuNanos) {
+            this(nanos, cpuNanos, backgroundCpuNanos, Map.of());
+        }
     }
 
-    /** What one reading of the processes gives: all their CPU time and their lower-priority threads' (NaN unknown). */
-    record Reading(double cpuNanos, double backgroundCpuNanos) {
+    /**
+     * What one reading of the processes gives: all their CPU time, their lower-priority threads' (NaN unknown), and
+     * the latter by thread name (ns since the first reading; empty when unknown).
+     */
+    record Reading(double cpuNanos, double backgroundCpuNanos, Map<String, Double> backgroundByThread) {
+
+        Reading {
+            backgroundByThread = Map.copyOf(backgroundByThread);
+        }
+
+        Reading(double cpuNanos, double backgroundCpuNanos) {
+            this(cpuNanos, backgroundCpuNanos, Map.of());
+        }
     }
 
     private final PeriodicSampler<Sample> sampler;
@@ -103,6 +124,7 @@ final class ProcessCpuTime implements AutoCloseable {
         }
         long ticks = 0;
         long backgroundTicks = 0;
+        Map<String, Long> byThread = new HashMap<>();
         for (Map.Entry<Long, String> p : startTimes.entrySet()) {
             Optional<ProcStat> stat = ProcStat.read(proc.resolve(p.getKey() + "/stat"));
             if (stat.isEmpty() || !stat.get().startTime().equals(p.getValue())) {
@@ -110,19 +132,23 @@ final class ProcessCpuTime implements AutoCloseable {
             }
             ticks += stat.get().cpuTicks();
             if (background != null) {
-                backgroundTicks += background.get(p.getKey()).ticks(stat.get().nice());
+                LowerPriorityThreads threads = background.get(p.getKey());
+                backgroundTicks += threads.ticks(stat.get().nice());
+                threads.ticksByName().forEach((name, t) -> byThread.merge(name, t, Long::sum));
             }
         }
         double nanosPerTick = 1e9 / TICKS_PER_SECOND;
+        Map<String, Double> byThreadNanos = new HashMap<>();
+        byThread.forEach((name, t) -> byThreadNanos.put(name, t * nanosPerTick));
         return Optional.of(new Reading(ticks * nanosPerTick,
-                background != null ? backgroundTicks * nanosPerTick : Double.NaN));
+                background != null ? backgroundTicks * nanosPerTick : Double.NaN, byThreadNanos));
     }
 
     /**
-     * What this needs of a {@code stat} file of a process or a thread: user plus system time (ticks), the nice value
-     * and the start time.
+     * What this needs of a {@code stat} file of a process or a thread: its name (the command, a thread's name cut to
+     * 15 characters by the kernel), user plus system time (ticks), the nice value and the start time.
      */
-    record ProcStat(long cpuTicks, int nice, String startTime) {
+    record ProcStat(String name, long cpuTicks, int nice, String startTime) {
 
         static Optional<ProcStat> read(Path stat) {
             try {
@@ -137,8 +163,9 @@ final class ProcessCpuTime implements AutoCloseable {
          * paren.
          */
         static Optional<ProcStat> parse(String stat) {
+            int open = stat.indexOf('(');
             int paren = stat.lastIndexOf(')');
-            if (paren < 0) {
+            if (open < 0 || paren < open) {
                 return Optional.empty();
             }
             String[] f = stat.substring(paren + 1).trim().split("\\s+");
@@ -146,8 +173,8 @@ final class ProcessCpuTime implements AutoCloseable {
             if (f.length < 20) {
                 return Optional.empty();
             }
-            return Optional.of(new ProcStat(Long.parseLong(f[11]) + Long.parseLong(f[12]), Integer.parseInt(f[16]),
-                    f[19]));
+            long cpuTicks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            return Optional.of(new ProcStat(stat.substring(open + 1, paren), cpuTicks, Integer.parseInt(f[16]), f[19]));
         }
     }
 
@@ -159,7 +186,8 @@ final class ProcessCpuTime implements AutoCloseable {
         return new ProcessCpuTime(PeriodicSampler.start("bench-server-cpu", PERIOD_MILLIS, () -> {
             long now = System.nanoTime();
             Optional<Reading> r = readings.get();
-            return r.map(reading -> new Sample(now, reading.cpuNanos(), reading.backgroundCpuNanos())).orElse(null);
+            return r.map(reading -> new Sample(now, reading.cpuNanos(), reading.backgroundCpuNanos(),
+                    reading.backgroundByThread())).orElse(null);
         }, List.of(ProcessCpuTime.class, LowerPriorityThreads.class)), allowedCpus);
     }
 
@@ -199,6 +227,16 @@ final class ProcessCpuTime implements AutoCloseable {
             PeriodicSampler.Span<Sample> span = PeriodicSampler.within(samples, Sample::nanos, fromNanos, toNanos);
             return ProcessCpuTime.backgroundCores(span.first(), span.last());
         }
+
+        /**
+         * {@link #backgroundCores(long, long)} by thread name (RocksDB's {@code rocksdb:low} compactions and {@code
+         * rocksdb:high} flushes, Larder's table warmer, ...), the busiest first; names that used nothing are left
+         * out, and nothing is known (empty) when the span has fewer than two readings.
+         */
+        Map<String, Double> backgroundThreads(long fromNanos, long toNanos) {
+            PeriodicSampler.Span<Sample> span = PeriodicSampler.within(samples, Sample::nanos, fromNanos, toNanos);
+            return ProcessCpuTime.backgroundThreads(span.first(), span.last());
+        }
     }
 
     static double cores(Sample first, Sample last) {
@@ -214,6 +252,24 @@ final class ProcessCpuTime implements AutoCloseable {
             return Double.NaN;
         }
         return Math.min(all, (last.backgroundCpuNanos() - first.backgroundCpuNanos()) / (last.nanos() - first.nanos()));
+    }
+
+    static Map<String, Double> backgroundThreads(Sample first, Sample last) {
+        if (Double.isNaN(cores(first, last))) {
+            return Map.of();
+        }
+        double spanNanos = last.nanos() - first.nanos();
+        List<Map.Entry<String, Double>> used = new ArrayList<>();
+        last.backgroundByThread().forEach((name, nanos) -> {
+            double cores = (nanos - first.backgroundByThread().getOrDefault(name, 0.0)) / spanNanos;
+            if (cores > 0) {
+                used.add(Map.entry(name, cores));
+            }
+        });
+        used.sort(Map.Entry.<String, Double>comparingByValue().reversed());
+        Map<String, Double> out = new LinkedHashMap<>();
+        used.forEach(e -> out.put(e.getKey(), e.getValue()));
+        return out;
     }
 
     /** Stops the sampler; once a window's end has passed, its figure no longer changes. */

@@ -1,9 +1,12 @@
 package dev.larder.bench;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.IntStream;
 import org.HdrHistogram.IntCountsHistogram;
 
@@ -65,9 +68,19 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
      * @param hostSteal             the share (0-1) of the machine's CPU time its host took
      * @param serverCpusSteal       the share (0-1) of the server's CPUs' time its host took (known when the server's
      *                              CPUs are: pinned with {@code taskset}, or on every CPU)
+     * @param backgroundThreads     {@code serverBackgroundCores} by thread name, the busiest first (empty unknown):
+     *                              which background work a bad second had beside it, a compaction or a flush
      */
     public record Machine(double serverCores, double serverBackgroundCores, double hostSteal,
-                          double serverCpusSteal) {
+                          double serverCpusSteal, Map<String, Double> backgroundThreads) {
+
+        public Machine {
+            backgroundThreads = Collections.unmodifiableMap(new LinkedHashMap<>(backgroundThreads));
+        }
+
+        public Machine(double serverCores, double serverBackgroundCores, double hostSteal, double serverCpusSteal) {
+            this(serverCores, serverBackgroundCores, hostSteal, serverCpusSteal, Map.of());
+        }
 
         public static final Machine UNKNOWN = new Machine(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
 
@@ -172,7 +185,8 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
     /**
      * The worst {@code n} seconds above {@code boundMicros}, one text each: index (from 1), p99, max, answers, and the
      * server's CPU and the host's steal in that second where known ("s14 p99 141ms max 190ms (1498 answers; server
-     * 1.00 cores, 0.02 background; host steal 0.4%, 0.8% of the server's CPU)").
+     * 1.00 cores, 0.12 background: rocksdb:low 0.10, rocksdb:high 0.02; host steal 0.4%, 0.8% of the server's
+     * CPU)"). Background threads that used under 0.01 cores of the second are not named.
      */
     public List<String> worstSecondsText(int n, long boundMicros) {
         List<String> out = new ArrayList<>();
@@ -188,6 +202,14 @@ public record Timeline(long thresholdMicros, List<Second> seconds) {
                 t.append(String.format(Locale.ROOT, "; server %.2f cores", m.serverCores()));
                 if (!Double.isNaN(m.serverBackgroundCores())) {
                     t.append(String.format(Locale.ROOT, ", %.2f background", m.serverBackgroundCores()));
+                    String sep = ": ";
+                    for (Map.Entry<String, Double> thread : m.backgroundThreads().entrySet()) {
+                        if (thread.getValue() >= 0.01) {
+                            t.append(sep).append(String.format(Locale.ROOT, "%s %.2f", thread.getKey(),
+                                    thread.getValue()));
+                            sep = ", ";
+                        }
+                    }
                 }
             }
             if (!Double.isNaN(m.hostSteal())) {

@@ -160,6 +160,9 @@ class BenchFlowTest {
             assertTrue(json.contains("\"host_steal_share\": "), json);
             assertTrue(json.matches("(?s).*\"server_cores\": \\[\\s*[0-9.]+,\\s*[0-9.]+,\\s*[0-9.]+\\s*].*"),
                     "the timeline's seconds each with the server's CPU: " + json);
+            assertTrue(json.matches("(?s).*\"server_background_threads\": \\[\\s*\\{[^\\[\\]]*}\\s*,"
+                    + "\\s*\\{[^\\[\\]]*}\\s*,\\s*\\{[^\\[\\]]*}\\s*].*"),
+                    "and its background threads by name, an object per second: " + json);
         }
     }
 

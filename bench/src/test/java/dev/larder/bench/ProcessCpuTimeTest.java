@@ -248,6 +248,48 @@ class ProcessCpuTimeTest {
     }
 
     @Test
+    void theBackgroundIsAlsoReadByThreadName(@org.junit.jupiter.api.io.TempDir Path proc) throws Exception {
+        String fields = " S 1 30 30 0 -1 4194560 1 0 0 0 %d %d 0 0 20 %d 40 0 %s 0 0\n";
+        Files.createDirectories(proc.resolve("30/task"));
+        Files.writeString(proc.resolve("30/stat"), "30 (java)" + String.format(fields, 900, 100, 0, "555"));
+        // Two compaction threads share a name, one flush thread, the event loop at the process's priority.
+        String[][] threads = {{"31", "larder-io-1", "500", "0"}, {"32", "rocksdb:low", "100", "19"},
+                {"33", "rocksdb:low", "60", "19"}, {"34", "rocksdb:high", "20", "19"}};
+        for (String[] t : threads) {
+            Files.createDirectories(proc.resolve("30/task/" + t[0]));
+            Files.writeString(proc.resolve("30/task/" + t[0] + "/stat"), t[0] + " (" + t[1] + ")"
+                    + String.format(fields, Long.parseLong(t[2]), 0, Integer.parseInt(t[3]), "600"));
+        }
+        Map<Long, LowerPriorityThreads> background = Map.of(30L, new LowerPriorityThreads(proc.resolve("30/task")));
+        ProcessCpuTime.Reading first = ProcessCpuTime.read(proc, Map.of(30L, "555"), background).orElseThrow();
+        assertEquals(Map.of("rocksdb:low", 1.6e9, "rocksdb:high", 0.2e9), first.backgroundByThread(),
+                "one pool's threads summed under their name; the event loop is not background");
+        assertEquals(1.8e9, first.backgroundCpuNanos(), 1);
+        // Over the next 2 s: the compactions use 30 + 10 ticks, the flush none, a warmer starts and uses 4.
+        Files.writeString(proc.resolve("30/task/32/stat"), "32 (rocksdb:low)" + String.format(fields, 130, 0, 19,
+                "600"));
+        Files.writeString(proc.resolve("30/task/33/stat"), "33 (rocksdb:low)" + String.format(fields, 70, 0, 19,
+                "600"));
+        Files.createDirectories(proc.resolve("30/task/35"));
+        Files.writeString(proc.resolve("30/task/35/stat"), "35 (larder-warmer)" + String.format(fields, 4, 0, 19,
+                "700"));
+        ProcessCpuTime.Reading second = ProcessCpuTime.read(proc, Map.of(30L, "555"), background).orElseThrow();
+        long s = TimeUnit.SECONDS.toNanos(1);
+        ProcessCpuTime.Sample a = new ProcessCpuTime.Sample(10 * s, 10e9, first.backgroundCpuNanos(),
+                first.backgroundByThread());
+        ProcessCpuTime.Sample b = new ProcessCpuTime.Sample(12 * s, 12e9, second.backgroundCpuNanos(),
+                second.backgroundByThread());
+        Map<String, Double> busy = new ProcessCpuTime.Readings(List.of(a, b)).backgroundThreads(10 * s, 12 * s);
+        assertEquals(List.of("rocksdb:low", "larder-warmer"), List.copyOf(busy.keySet()),
+                "the busiest first, and the idle flush thread left out: " + busy);
+        assertEquals(0.2, busy.get("rocksdb:low"), 1e-9, "40 ticks in 2 s");
+        assertEquals(0.02, busy.get("larder-warmer"), 1e-9, "a thread started in the span counts from its start");
+        assertEquals(0.22, ProcessCpuTime.backgroundCores(a, b), 1e-9, "the names add up to the background");
+        assertEquals(Map.of(), new ProcessCpuTime.Readings(List.of(a)).backgroundThreads(10 * s, 12 * s),
+                "one reading: unknown");
+    }
+
+    @Test
     void aThisJvmThreadRenicedIsReadAsBackground() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs Linux's /proc");
         AtomicBoolean stop = new AtomicBoolean();

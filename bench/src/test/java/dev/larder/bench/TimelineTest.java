@@ -7,7 +7,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +108,25 @@ class TimelineTest {
         assertEquals(List.of("s2 p99 141.00ms max 190.00ms (1500 answers; server 1.00 cores, 0.02 background; "
                         + "host steal 0.4%, 0.8% of the server's CPU)", "s3 p99 12.00ms max 13.00ms (1500 answers)"),
                 t.worstSecondsText(3, 10_000), "within the bound (s1) left out, unknown figures not printed");
+    }
+
+    @Test
+    void aWorstSecondNamesTheBackgroundThreadsThatRanInIt() {
+        Map<String, Double> threads = new LinkedHashMap<>();
+        threads.put("rocksdb:low", 0.104);
+        threads.put("rocksdb:high", 0.02);
+        threads.put("larder-warmer", 0.004);
+        Timeline t = new Timeline(10_000, List.of(new Timeline.Second(1500, 900, 1, 141_000, 190_000),
+                new Timeline.Second(1500, 20, 1, 12_000, 13_000)))
+                .withMachine(List.of(new Timeline.Machine(1.0, 0.128, 0.0, 0.0, threads),
+                        new Timeline.Machine(0.9, 0.0, 0.0, 0.0, Map.of())));
+        assertEquals(List.of("s1 p99 141.00ms max 190.00ms (1500 answers; server 1.00 cores, 0.13 background: "
+                        + "rocksdb:low 0.10, rocksdb:high 0.02; host steal 0.0%, 0.0% of the server's CPU)",
+                "s2 p99 12.00ms max 13.00ms (1500 answers; server 0.90 cores, 0.00 background; host steal 0.0%, "
+                        + "0.0% of the server's CPU)"),
+                t.worstSecondsText(3, 10_000), "the busiest first; one under 0.01 cores not named");
+        assertEquals(List.of("rocksdb:low", "rocksdb:high", "larder-warmer"),
+                List.copyOf(t.seconds().get(0).machine().backgroundThreads().keySet()), "the order given is kept");
     }
 
     @Test
