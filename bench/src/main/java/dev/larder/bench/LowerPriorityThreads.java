@@ -20,7 +20,7 @@ final class LowerPriorityThreads {
 
     private final Path tasks;
     private Map<String, Long> lastTicks = new HashMap<>();
-    private long total;
+    /** Ticks counted so far by thread name (threads of one pool share theirs); their sum is {@link #ticks}'s. */
     private final Map<String, Long> totalByName = new HashMap<>();
 
     /** @param tasks the process's {@code /proc/<pid>/task} directory */
@@ -45,17 +45,23 @@ final class LowerPriorityThreads {
                 String id = thread.getFileName() + "@" + stat.get().startTime();
                 long ticks = stat.get().cpuTicks();
                 Long before = lastTicks.get(id);
-                long used = before == null ? ticks : Math.max(0, ticks - before);
-                total += used;
-                totalByName.merge(stat.get().name(), used, Long::sum);
+                totalByName.merge(stat.get().name(), before == null ? ticks : Math.max(0, ticks - before), Long::sum);
                 now.put(id, ticks);
             }
         } catch (IOException | RuntimeException e) {
             // No listing this time (the process is exiting): the next reading adds what this one missed.
-            return total;
+            return total();
         }
         lastTicks = now;
-        return total;
+        return total();
+    }
+
+    private long total() {
+        long sum = 0;
+        for (long t : totalByName.values()) {
+            sum += t;
+        }
+        return sum;
     }
 
     /** What {@link #ticks} has counted so far, by thread name (threads of one pool share theirs). */

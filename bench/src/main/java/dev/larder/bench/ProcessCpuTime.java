@@ -122,9 +122,10 @@ final class ProcessCpuTime implements AutoCloseable {
         if (startTimes.isEmpty()) {
             return Optional.empty();
         }
+        double nanosPerTick = 1e9 / TICKS_PER_SECOND;
         long ticks = 0;
         long backgroundTicks = 0;
-        Map<String, Long> byThread = new HashMap<>();
+        Map<String, Double> byThreadNanos = new HashMap<>();
         for (Map.Entry<Long, String> p : startTimes.entrySet()) {
             Optional<ProcStat> stat = ProcStat.read(proc.resolve(p.getKey() + "/stat"));
             if (stat.isEmpty() || !stat.get().startTime().equals(p.getValue())) {
@@ -134,12 +135,9 @@ final class ProcessCpuTime implements AutoCloseable {
             if (background != null) {
                 LowerPriorityThreads threads = background.get(p.getKey());
                 backgroundTicks += threads.ticks(stat.get().nice());
-                threads.ticksByName().forEach((name, t) -> byThread.merge(name, t, Long::sum));
+                threads.ticksByName().forEach((name, t) -> byThreadNanos.merge(name, t * nanosPerTick, Double::sum));
             }
         }
-        double nanosPerTick = 1e9 / TICKS_PER_SECOND;
-        Map<String, Double> byThreadNanos = new HashMap<>();
-        byThread.forEach((name, t) -> byThreadNanos.put(name, t * nanosPerTick));
         return Optional.of(new Reading(ticks * nanosPerTick,
                 background != null ? backgroundTicks * nanosPerTick : Double.NaN, byThreadNanos));
     }
