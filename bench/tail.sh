@@ -3,7 +3,8 @@
 # Larder on an empty temporary data directory, both pinned to core 1; `larder bench tail` pinned to core 0 runs the
 # warm-up, the closed-loop capacities, then PUT -> GET -> MIX(get=90,put=10) -> PUT -> GET at 75% of each op's
 # capacity on one set of connections, replays the same phases at the same rates against nginx, then (the control)
-# measures nginx's own capacities and runs the phases against it at 75% of those. Each round writes
+# measures nginx's own capacities and runs the phases against it at 75% of those. nginx's closed-loop GET rate, read
+# before the capacities, after the phases and after nginx's phases, tells whether the machine's speed moved. Each round writes
 # OUT/roundN.txt, OUT/roundN.json, the HTML report OUT/roundN/index.html, and the server's output and RocksDB's LOG
 # (OUT/roundN.server.log, OUT/roundN.rocksdb.LOG).
 #
@@ -149,6 +150,11 @@ if own:
           + " / ".join(f"{x:.2f}" for x in p99s) + " ms")
     print(f"  phases within the SLO, per round: server {[o['server_phases_within_slo'] for o in own]},"
           f" nginx at its own load {[o['phases_within_slo'] for o in own]}")
+speeds = [r["machine_speed"] for r in runs if r.get("machine_speed")]
+if speeds:
+    print("  machine speed, nginx closed-loop GET before the capacities / after the phases / after nginx's: "
+          + "; ".join(f"{m['before_capacity']:.0f} / {m['after_phases']:.0f} / {m['after_nginx']:.0f}" for m in speeds)
+          + f" req/s; rounds warned of a change over 15%: {sum(1 for m in speeds if m['warnings'])} of {len(speeds)}")
 for k, s in enumerate(runs[0]["sustainable"]):
     print(f"  sustainable {s['op']}: {med([r['sustainable'][k]['rate'] for r in runs]):.0f} req/s"
           f" (resolution {s['resolution']:.0f})")

@@ -67,6 +67,10 @@ public final class TailBench {
                 out.printf(Locale.ROOT, "  warm-up: PUT closed loop %s: %d answers (%.0f req/s)%n",
                         Units.shortTime(tail.warmup().toNanos() / 1000.0), warmup.completed(), warmup.achievedRate());
             }
+            RequestEncoder nginxEncoder = tail.nginx() == null ? null : new RequestEncoder(tail.nginx(),
+                    options.headers(), options.workload().valueSize().max(), options.seed());
+            AtomicLong nginxCursor = new AtomicLong();
+            double speedBefore = speed(nginxEncoder, nginxCursor, "before the capacity runs");
             RunResult putCapacity = capacity(server.url(), server.label(), encoder, TailPhase.PUT);
             RunResult getCapacity = capacity(server.url(), server.label(), encoder, TailPhase.GET);
             double[] capacities = {putCapacity.achievedRate(), getCapacity.achievedRate()};
@@ -78,6 +82,11 @@ public final class TailBench {
                     withLeadIn);
             List<RunResult> larder = measured.results();
             Instant phasesStarted = measured.measuredFrom();
+            double speedAfterPhases = Double.NaN;
+            if (!tail.speedProbe().isZero()) {
+                awaitCompactions(server, "machine speed", out);
+                speedAfterPhases = speed(nginxEncoder, nginxCursor, "after the phases");
+            }
             List<TailResult.SustainableResult> sustainable = new ArrayList<>();
             if (tail.sustainable()) {
                 // GET first: a PUT search's holds add 30-45 M keys, and a GET search after it ran on ten times the
@@ -91,16 +100,19 @@ public final class TailBench {
                 }
             }
             List<RunResult> nginx = null;
+            MachineSpeed machineSpeed = null;
             RunResult nginxCapacity = null;
             TailResult.OwnLoad nginxOwnLoad = null;
             List<TailResult.SustainableResult> nginxSustainable = List.of();
             if (tail.nginx() != null) {
-                RequestEncoder nginxEncoder = new RequestEncoder(tail.nginx(), options.headers(),
-                        options.workload().valueSize().max(), options.seed());
-                AtomicLong nginxCursor = new AtomicLong(putCursor.get());
+                nginxCursor.set(putCursor.get());
                 awaitCompactions(server, "nginx", out);
                 out.println("  nginx " + tail.nginx() + ": the same phases at the same rates ...");
                 nginx = session.run(tail.nginx(), "nginx", nginxEncoder, nginxCursor, withLeadIn);
+                if (!tail.speedProbe().isZero()) {
+                    machineSpeed = new MachineSpeed(tail.speedProbe(), speedBefore, speedAfterPhases,
+                            speed(nginxEncoder, nginxCursor, "after nginx's phases"));
+                }
                 if (tail.sustainable()) {
                     nginxCapacity = session.closedLoop(tail.nginx(), "nginx", nginxEncoder, nginxCursor,
                             TailPhase.GET, tail.capacityDuration());
@@ -125,8 +137,26 @@ public final class TailBench {
             }
             return new TailResult(options, tail, started, phasesStarted, Bench.machine(), server.label(), server.url(),
                     server.settings(), prefill, warmup, putCapacity, getCapacity, phases, sustainable, nginxCapacity,
-                    nginxOwnLoad, nginxSustainable);
+                    nginxOwnLoad, nginxSustainable, machineSpeed);
         }
+    }
+
+    /**
+     * One reading of {@link MachineSpeed}: nginx's closed-loop GET rate for {@code --speed-probe}, printed; NaN when
+     * not asked for.
+     */
+    private double speed(RequestEncoder nginxEncoder, AtomicLong nginxCursor, String when) {
+        if (tail.speedProbe().isZero()) {
+            return Double.NaN;
+        }
+        RunResult r = session.closedLoop(tail.nginx(), "nginx", nginxEncoder, nginxCursor, TailPhase.GET,
+                tail.speedProbe());
+        if (r.completed() == 0) {
+            throw new BenchException("machine speed " + when + ": nginx at " + tail.nginx() + " answered nothing in "
+                    + Units.shortTime(tail.speedProbe().toNanos() / 1000.0));
+        }
+        out.printf(Locale.ROOT, "  machine speed %s: nginx closed-loop GET %.0f req/s%n", when, r.achievedRate());
+        return r.achievedRate();
     }
 
     /**

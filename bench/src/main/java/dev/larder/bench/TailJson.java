@@ -57,6 +57,21 @@ final class TailJson {
         optionalRun(j, "nginx_capacity", r.nginxCapacity());
         j.key("nginx_sustainable");
         sustainable(j, r.nginxSustainable(), bound);
+        j.key("machine_speed");
+        if (r.machineSpeed() == null) {
+            j.nullValue();
+        } else {
+            MachineSpeed m = r.machineSpeed();
+            j.beginObject().field("probe_seconds", m.probe().toNanos() / 1e9)
+                    .field("before_capacity", m.beforeCapacity()).field("after_phases", m.afterPhases())
+                    .field("after_nginx", m.afterNginx()).field("phases_ratio", m.phasesRatio())
+                    .field("nginx_ratio", m.nginxRatio());
+            j.key("warnings").beginArray();
+            for (Warning w : r.machineSpeedWarnings()) {
+                j.value(w.message());
+            }
+            j.endArray().endObject();
+        }
         j.key("nginx_own_load");
         if (r.nginxOwnLoad() == null) {
             j.nullValue();

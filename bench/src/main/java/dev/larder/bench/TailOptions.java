@@ -36,18 +36,29 @@ import java.util.Map;
  * @param sustainableOps   with {@code sustainable}: the ops searched (GET, PUT or both), in the order they are searched,
  *                         GET first; one op alone halves a search of about 20 minutes, for comparing two builds or
  *                         two modes on the op in question
+ * @param speedProbe       with {@code nginx}: each reading of {@link MachineSpeed} (nginx's closed-loop GET before the
+ *                         capacity runs, after the phases, after nginx's phases); zero reads none
  */
 public record TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
                           List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
                           URI nginx, boolean sustainable, Duration hold, int bisectSteps,
                           Map<TailPhase, Long> rates, boolean nginxOwnLoad, boolean nginxSustainable,
-                          List<TailPhase> sustainableOps) {
+                          List<TailPhase> sustainableOps, Duration speedProbe) {
 
     /**
      * What {@code --sustainable} searches unless told otherwise, in its order: GET first, because a PUT search's holds
      * add tens of millions of keys a GET search would then run on (docs/performance.md, session 31).
      */
     public static final List<TailPhase> SUSTAINABLE_OPS = List.of(TailPhase.GET, TailPhase.PUT);
+
+    /** No machine speed readings. */
+    public TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
+                       List<TailPhase> phases, List<Workload.Weighted> mix, Slo slo, Duration switchWindow,
+                       URI nginx, boolean sustainable, Duration hold, int bisectSteps, Map<TailPhase, Long> rates,
+                       boolean nginxOwnLoad, boolean nginxSustainable, List<TailPhase> sustainableOps) {
+        this(warmup, capacityDuration, phaseDuration, load, phases, mix, slo, switchWindow, nginx, sustainable, hold,
+                bisectSteps, rates, nginxOwnLoad, nginxSustainable, sustainableOps, Duration.ZERO);
+    }
 
     /** Both ops searched when {@code sustainable}. */
     public TailOptions(Duration warmup, Duration capacityDuration, Duration phaseDuration, double load,
@@ -125,6 +136,13 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
         if (nginxSustainable && (nginx == null || !sustainable)) {
             throw new IllegalArgumentException("nginx-sustainable: needs --nginx URL and --sustainable (the search "
                     + "to run against nginx too)");
+        }
+        if (speedProbe == null || speedProbe.isNegative()) {
+            throw new IllegalArgumentException("speed-probe: " + speedProbe + " (expected: >= 0)");
+        }
+        if (!speedProbe.isZero() && nginx == null) {
+            throw new IllegalArgumentException("speed-probe: needs --nginx URL (the server whose closed-loop rate "
+                    + "tells the machine's speed)");
         }
         if (bisectSteps < 1 || bisectSteps > 20) {
             throw new IllegalArgumentException("bisect: " + bisectSteps + " (expected: 1..20)");
@@ -238,7 +256,8 @@ public record TailOptions(Duration warmup, Duration capacityDuration, Duration p
                 seconds(warmup), seconds(capacityDuration), seconds(phaseDuration), load, p, mixText(),
                 slo.describe(), seconds(switchWindow), nginx, sustainable, seconds(hold), bisectSteps, ratesText())
                 + (sustainable && !sustainableOps.equals(SUSTAINABLE_OPS) ? " sustainable-ops=" + opsText() : "")
-                + (nginxOwnLoad ? " nginx-own-load=true" : "") + (nginxSustainable ? " nginx-sustainable=true" : "");
+                + (nginxOwnLoad ? " nginx-own-load=true" : "") + (nginxSustainable ? " nginx-sustainable=true" : "")
+                + (speedProbe.isZero() ? "" : " speed-probe=" + seconds(speedProbe));
     }
 
     private String opsText() {

@@ -90,6 +90,12 @@ final class TailReport {
                     + "<td></td></tr>%n", r.nginxCapacity().achievedRate()));
         }
         h.append("</table>\n");
+        if (r.machineSpeed() != null) {
+            h.append("<p>Machine speed: ").append(esc(r.machineSpeed().describe())).append(".</p>\n");
+            for (Warning w : r.machineSpeedWarnings()) {
+                h.append("<div class=\"warn\">").append(esc(w.message())).append("</div>\n");
+            }
+        }
         if (r.warmup() != null) {
             h.append(String.format(Locale.ROOT, "<p>Warm-up: PUT closed loop, %d answers in %.0f s (%.0f req/s).</p>%n",
                     r.warmup().completed(), r.warmup().seconds(), r.warmup().achievedRate()));

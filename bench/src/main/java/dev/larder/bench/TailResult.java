@@ -26,18 +26,30 @@ import java.util.List;
  * @param nginxOwnLoad  the phases against nginx at the same fraction of its own capacities, or {@code null}
  * @param nginxSustainable the same sustainable search against nginx (GET, PUT; each bisected up to nginx's own
  *                      capacity of that op), empty unless asked for
+ * @param machineSpeed  nginx's closed-loop rate at three points of the run, or {@code null} when not read
  */
 public record TailResult(BenchOptions options, TailOptions tail, Instant started, Instant phasesStarted,
                          String machine, String label,
                          URI url, List<String> settings, String prefill, RunResult warmup, RunResult putCapacity,
                          RunResult getCapacity, List<PhaseResult> phases, List<SustainableResult> sustainable,
-                         RunResult nginxCapacity, OwnLoad nginxOwnLoad, List<SustainableResult> nginxSustainable) {
+                         RunResult nginxCapacity, OwnLoad nginxOwnLoad, List<SustainableResult> nginxSustainable,
+                         MachineSpeed machineSpeed) {
 
     public TailResult {
         settings = List.copyOf(settings);
         phases = List.copyOf(phases);
         sustainable = List.copyOf(sustainable);
         nginxSustainable = List.copyOf(nginxSustainable);
+    }
+
+    /** Without the machine's speed. */
+    public TailResult(BenchOptions options, TailOptions tail, Instant started, Instant phasesStarted, String machine,
+                      String label, URI url, List<String> settings, String prefill, RunResult warmup,
+                      RunResult putCapacity, RunResult getCapacity, List<PhaseResult> phases,
+                      List<SustainableResult> sustainable, RunResult nginxCapacity, OwnLoad nginxOwnLoad,
+                      List<SustainableResult> nginxSustainable) {
+        this(options, tail, started, phasesStarted, machine, label, url, settings, prefill, warmup, putCapacity,
+                getCapacity, phases, sustainable, nginxCapacity, nginxOwnLoad, nginxSustainable, null);
     }
 
     /** Without nginx's sustainable search. */
@@ -47,6 +59,11 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
                       List<SustainableResult> sustainable, RunResult nginxCapacity, OwnLoad nginxOwnLoad) {
         this(options, tail, started, phasesStarted, machine, label, url, settings, prefill, warmup, putCapacity,
                 getCapacity, phases, sustainable, nginxCapacity, nginxOwnLoad, List.of());
+    }
+
+    /** What the machine's speed readings warn of; empty when they were not read or did not move. */
+    public List<Warning> machineSpeedWarnings() {
+        return machineSpeed == null ? List.of() : machineSpeed.warnings(tail.load());
     }
 
     /** The server's sustainable rate of {@code op}, or {@code null} when it was not searched. */

@@ -47,6 +47,9 @@ final class TailText {
                     p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
         }
         printCostOverSaturated(out, r);
+        if (r.machineSpeed() != null) {
+            out.println("  Machine speed: " + r.machineSpeed().describe());
+        }
         printWorstSeconds(out, r, bound);
         if (r.nginxOwnLoad() != null) {
             printOwnLoad(out, r, bound);
@@ -70,6 +73,9 @@ final class TailText {
                                 + "server that does no work)%n", n.op(), n.rateText(),
                         n.resolutionText(), n.capacity(), n.rate() / n.capacity());
             }
+        }
+        for (Warning w : r.machineSpeedWarnings()) {
+            out.println("  WARNING (machine speed): " + w.message());
         }
         i = 1;
         for (TailResult.PhaseResult p : r.phases()) {

@@ -29,6 +29,8 @@ public record Warning(Kind kind, String message) {
         /** The server used nearly all the CPUs it may run on during a fixed-rate window: it had nothing to spare. */
         SERVER_CPU_FULL,
         /** The generator itself used nearly all the CPUs it may run on during a fixed-rate window. */
-        GENERATOR_CPU_FULL
+        GENERATOR_CPU_FULL,
+        /** The machine answered a reference server (nginx) at a different speed between two points of a run. */
+        MACHINE_SPEED_CHANGED
     }
 }

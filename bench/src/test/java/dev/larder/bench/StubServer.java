@@ -41,6 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@code stallMillis} (answers due meanwhile leave together at its end);</li>
  *   <li>with {@code putService}, PUTs are answered that long after they arrive instead (a workload switch that
  *       shows);</li>
+ *   <li>with {@code slowAfterPause}, the first request after a gap of that long in the traffic and every one after it
+ *       take {@code slowService} instead (a machine that slowed down between two readings of it);</li>
  *   <li>{@code /debug/profile} answers a tiny HTML page (or {@code profileStatus}), {@code /metrics} a few lines.</li>
  * </ul>
  */
@@ -56,12 +58,16 @@ final class StubServer implements AutoCloseable {
     private final long stallAfter;
     private final long stallNanos;
     private final int profileStatus;
+    private final long slowAfterPauseNanos;
+    private final long slowServiceNanos;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong profiles = new AtomicLong();
     // Event-loop confined (one loop); arrivals is read after close().
     private final List<Long> arrivals = new ArrayList<>();
     private long nextFree;
     private long stallUntil;
+    private long lastArrival;
+    private boolean slowed;
 
     private StubServer(long serviceMicros, boolean serial, long stallAfter, long stallMillis, int profileStatus) {
         this(serviceMicros, serviceMicros, serial, stallAfter, stallMillis, profileStatus);
@@ -69,6 +75,13 @@ final class StubServer implements AutoCloseable {
 
     private StubServer(long serviceMicros, long putServiceMicros, boolean serial, long stallAfter, long stallMillis,
                        int profileStatus) {
+        this(serviceMicros, putServiceMicros, serial, stallAfter, stallMillis, profileStatus, -1, serviceMicros);
+    }
+
+    private StubServer(long serviceMicros, long putServiceMicros, boolean serial, long stallAfter, long stallMillis,
+                       int profileStatus, long slowAfterPauseMillis, long slowServiceMicros) {
+        this.slowAfterPauseNanos = slowAfterPauseMillis < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(slowAfterPauseMillis);
+        this.slowServiceNanos = TimeUnit.MICROSECONDS.toNanos(slowServiceMicros);
         this.serviceNanos = TimeUnit.MICROSECONDS.toNanos(serviceMicros);
         this.putServiceNanos = TimeUnit.MICROSECONDS.toNanos(putServiceMicros);
         this.serial = serial;
@@ -99,6 +112,14 @@ final class StubServer implements AutoCloseable {
     /** One request at a time, {@code serviceMicros} each: capacity 1e6/serviceMicros requests/s. */
     static StubServer serial(long serviceMicros) {
         return new StubServer(serviceMicros, true, -1, 0, 200);
+    }
+
+    /**
+     * Like {@link #serial}, until the traffic pauses for {@code pauseMillis}: from the first request after that pause
+     * on, {@code slowMicros} each.
+     */
+    static StubServer serialSlowingAfterPause(long serviceMicros, long pauseMillis, long slowMicros) {
+        return new StubServer(serviceMicros, serviceMicros, true, -1, 0, 200, pauseMillis, slowMicros);
     }
 
     /** Answers PUTs after {@code putMicros}, everything else after {@code serviceMicros}, in parallel. */
@@ -160,8 +181,12 @@ final class StubServer implements AutoCloseable {
             if (n == stallAfter) {
                 stallUntil = now + stallNanos;
             }
+            if (slowAfterPauseNanos >= 0 && n > 1 && now - lastArrival >= slowAfterPauseNanos) {
+                slowed = true;
+            }
+            lastArrival = now;
             boolean put = request.method().name().equals("PUT");
-            long service = put ? putServiceNanos : serviceNanos;
+            long service = slowed ? slowServiceNanos : put ? putServiceNanos : serviceNanos;
             long at;
             if (serial) {
                 at = Math.max(now, nextFree) + service;

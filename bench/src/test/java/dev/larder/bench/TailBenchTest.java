@@ -115,6 +115,73 @@ class TailBenchTest {
     }
 
     @Test
+    void aMachineThatSlowsDuringThePhasesIsReadAndWarnedOf() throws IOException {
+        // nginx's stub answers 0.5 ms each, serially, until its traffic pauses (the capacity runs and the phases
+        // against the server come between the first two readings), then 1.5 ms each: a machine a third as fast.
+        try (StubServer larder = StubServer.serial(1000);
+             StubServer nginx = StubServer.serialSlowingAfterPause(500, 400, 1500)) {
+            TailOptions tail = new TailOptions(Duration.ZERO, Duration.ofMillis(700), Duration.ofSeconds(1), 0.5,
+                    TailPhase.parseList("put,get,mix"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
+                    Duration.ofSeconds(1), nginx.url(), false, Duration.ofSeconds(1), 1, null, false, false,
+                    TailOptions.SUSTAINABLE_OPS, Duration.ofMillis(500));
+            TailResult r = run(larder, tail);
+
+            MachineSpeed speed = r.machineSpeed();
+            // Serial stubs bound the readings whatever this machine does: at most 2000/s, then at most 667/s.
+            assertTrue(speed.beforeCapacity() > 0 && speed.beforeCapacity() <= 2200, speed.describe());
+            assertTrue(speed.afterPhases() > 0 && speed.afterPhases() <= 740, speed.describe());
+            assertTrue(speed.afterNginx() > 0 && speed.afterNginx() <= 740, speed.describe());
+            List<Warning> warnings = r.machineSpeedWarnings();
+            assertTrue(warnings.stream().anyMatch(w -> w.kind() == Warning.Kind.MACHINE_SPEED_CHANGED
+                    && w.message().contains("right after the phases")), warnings.toString());
+            String t = output();
+            assertTrue(t.contains("machine speed before the capacity runs: nginx closed-loop GET "), t);
+            assertTrue(t.contains("Machine speed: nginx closed-loop GET for 500ms: "), t);
+            assertTrue(t.contains("WARNING (machine speed): this machine answered nginx at 0."), t);
+            String summary = Files.readString(dir.resolve("tail.json"));
+            assertTrue(summary.matches("(?s).*\"machine_speed\": \\{\\s*\"probe_seconds\": 0\\.5,.*"), summary);
+            assertTrue(summary.contains("\"phases_ratio\": "), summary);
+            assertTrue(summary.contains("right after the phases"), summary);
+            String html = Files.readString(dir.resolve("report").resolve("index.html"));
+            assertTrue(html.contains("<p>Machine speed: nginx closed-loop GET"), html);
+            assertTrue(html.contains("<div class=\"warn\">this machine answered nginx at 0."), html);
+        }
+    }
+
+    @Test
+    void withoutTheProbeNoSpeedIsRead() throws IOException {
+        try (StubServer larder = StubServer.serial(1000); StubServer nginx = StubServer.serial(500)) {
+            TailResult r = run(larder, new TailOptions(Duration.ZERO, Duration.ofMillis(500), Duration.ofSeconds(1),
+                    0.5, TailPhase.parseList("put"), Workload.parseMix("get=90,put=10"), Slo.parse("p99=10ms"),
+                    Duration.ofSeconds(1), nginx.url(), false, Duration.ofSeconds(1), 1));
+            assertEquals(null, r.machineSpeed());
+            assertTrue(r.machineSpeedWarnings().isEmpty());
+            assertFalse(output().contains("achine speed"), output());
+            assertTrue(Files.readString(dir.resolve("tail.json")).contains("\"machine_speed\": null"));
+        }
+    }
+
+    @Test
+    void theSpeedProbeNeedsNginxAndIsNotNegative() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new TailOptions(
+                Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, List.of(TailPhase.PUT),
+                Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1), null, false,
+                Duration.ofSeconds(1), 5, null, false, false, TailOptions.SUSTAINABLE_OPS, Duration.ofSeconds(5)));
+        assertTrue(e.getMessage().startsWith("speed-probe: needs --nginx URL"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new TailOptions(
+                Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, List.of(TailPhase.PUT),
+                Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1), URI.create("http://h:1/"),
+                false, Duration.ofSeconds(1), 5, null, false, false, TailOptions.SUSTAINABLE_OPS,
+                Duration.ofSeconds(-1)));
+        assertEquals("speed-probe: PT-1S (expected: >= 0)", e.getMessage());
+        TailOptions on = new TailOptions(Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5,
+                List.of(TailPhase.PUT), Workload.parseMix("get=1"), Slo.parse("p99=10ms"), Duration.ofSeconds(1),
+                URI.create("http://h:1/"), false, Duration.ofSeconds(1), 5, null, false, false,
+                TailOptions.SUSTAINABLE_OPS, Duration.ofSeconds(5));
+        assertTrue(on.describe().endsWith(" speed-probe=5s"), on.describe());
+    }
+
+    @Test
     void theControlRunsNginxAtTheSameFractionOfItsOwnCapacity() throws IOException {
         // The server's phases at fixed rates, so only the control's rates follow --load (of nginx's capacities).
         try (StubServer larder = StubServer.serial(1000); StubServer nginx = StubServer.serial(250)) {

@@ -213,6 +213,12 @@ public final class BenchCommand implements Callable<Integer> {
                         + "machine and generator allow a server that does no work.")
         boolean nginxSustainable;
 
+        @Option(names = "--speed-probe", defaultValue = "5s",
+                description = "With --nginx: read the machine's speed as nginx's closed-loop GET rate for this long "
+                        + "before the capacity runs, after the phases and after nginx's phases, and warn when it "
+                        + "moved by more than 15%%; 0 skips it (default: ${DEFAULT-VALUE}, and off without --nginx).")
+        Duration speedProbe;
+
         @Option(names = "--sustainable",
                 description = "Also find the sustainable rate of PUT and GET: the highest rate whose p99 holds the "
                         + "SLO for --hold right after a write phase, by bisection between 0 and the capacity.")
@@ -251,7 +257,9 @@ public final class BenchCommand implements Callable<Integer> {
                 tail = new TailOptions(warmup, capacityDuration, phaseDuration, load, TailPhase.parseList(phases),
                         Workload.parseMix(flags.mix != null ? flags.mix : "get=90,put=10"), slo.parse(), switchWindow,
                         nginx, sustainable, hold, bisect, rates == null ? null : TailOptions.parseRates(rates),
-                        nginxOwnLoad, nginxSustainable, TailOptions.parseSustainableOps(sustainableOps));
+                        nginxOwnLoad, nginxSustainable, TailOptions.parseSustainableOps(sustainableOps),
+                        nginx == null && !spec.commandLine().getParseResult().hasMatchedOption("--speed-probe")
+                                ? Duration.ZERO : speedProbe);
             } catch (IllegalArgumentException e) {
                 throw CommandSupport.invalid(spec, e);
             }

@@ -122,6 +122,10 @@ class BenchCommandTest {
         assertTrue(err.toString().contains("--rates: 'put=fast' (expected kind=req/s"), err.toString());
         assertEquals(2, run("bench", "tail"));
         assertTrue(err.toString().contains("--url: missing"), err.toString());
+        assertEquals(2, run("bench", "tail", "--speed-probe", "1s", "http://127.0.0.1:1"));
+        assertTrue(err.toString().contains("--speed-probe: needs --nginx URL"), err.toString());
+        assertEquals(2, run("bench", "tail", "--speed-probe", "-1s", "--nginx", "http://127.0.0.1:2",
+                "http://127.0.0.1:1"));
     }
 
     @Test
@@ -135,7 +139,7 @@ class BenchCommandTest {
             Path report = dir.resolve("report");
             int code = run("bench", "tail", "-c", "4", "--warmup", "300ms", "--capacity-duration", "500ms",
                     "--phase-duration", "1s", "--load", "0.5", "--rates", "put=200", "--nginx", url,
-                    "--json", json.toString(),
+                    "--speed-probe", "300ms", "--json", json.toString(),
                     "--report", report.toString(), url);
             assertEquals(0, code, out + "\n" + err);
             String text = out.toString();
@@ -143,6 +147,7 @@ class BenchCommandTest {
             assertTrue(text.contains("phases: PUT 200 -> GET "), text);
             assertTrue(text.contains(" # op        rate   achieved"), text);
             assertTrue(text.contains("nginx p99"), text);
+            assertTrue(text.contains("Machine speed: nginx closed-loop GET for 300ms: "), text);
             String summary = Files.readString(json);
             assertTrue(summary.contains("\"command\": \"java -jar larder.jar bench tail -c 4"), summary);
             assertTrue(summary.contains("\"kind\": \"MIX\""), summary);
