@@ -59,8 +59,8 @@ public record MachineSpeed(Duration probe, double beforeCapacity, double afterPh
 
     /** One line for the text summary. */
     public String describe() {
-        return String.format(Locale.ROOT, "nginx closed-loop GET for %s: %.0f req/s before the capacity runs, %.0f after "
-                        + "the phases (%.2fx), %.0f after nginx's phases (%.2fx of the one before)",
+        return String.format(Locale.ROOT, "nginx closed-loop GET for %s: %.0f req/s before the capacity runs, %.0f "
+                        + "after the phases (%.2fx), %.0f after nginx's phases (%.2fx of the one before)",
                 Units.shortTime(probe.toNanos() / 1000.0), beforeCapacity, afterPhases, phasesRatio(), afterNginx,
                 nginxRatio());
     }

@@ -194,7 +194,7 @@ final class JitWarmup {
         StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
                 storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground(),
                 StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, true, StoreOptions.DEFAULT_MEMTABLES,
-                storeOptions.blockCacheType());
+                storeOptions.blockCacheType(), storeOptions.blockSizeBytes());
         // Windows rotate every 20 s of wall time (a third of the registry's step): at this speed, every 0.3 s of
         // the warm-up, so the rotation is compiled as a branch taken.
         CoarseClock clock = metrics ? CoarseClock.fastForward(clockResolution, WALL_CLOCK_SPEED) : null;

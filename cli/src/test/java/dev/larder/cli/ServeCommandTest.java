@@ -50,7 +50,7 @@ class ServeCommandTest {
         String text = help.out().replaceAll("\\s+", " ");
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=",
-                "--block-cache-type", "--row-cache", "--write-buffer", "--memtables", "--sync",
+                "--block-cache-type", "--block-size", "--row-cache", "--write-buffer", "--memtables", "--sync",
                 "--background-priority", "--foreground-slice", "--foreground-policy", "--io-coalesce",
                 "--reschedule-interval", "--reschedule-nice", "--miss-reads",
                 "--warm-new-tables", "--warmup-requests",
@@ -145,6 +145,10 @@ class ServeCommandTest {
                 "--write-buffer", "64MiB").subcommand().commandSpec().userObject();
         assertEquals(2, two.storeOptions().memtables());
         assertEquals(64L << 20, two.storeOptions().writeBufferBytes());
+        assertEquals(StoreOptions.DEFAULT_BLOCK_SIZE_BYTES, defaults.storeOptions().blockSizeBytes());
+        ServeCommand bigBlocks = (ServeCommand) Larder.commandLine().parseArgs("serve", "--block-size", "16KiB")
+                .subcommand().commandSpec().userObject();
+        assertEquals(16L << 10, bigBlocks.storeOptions().blockSizeBytes());
     }
 
     @Test
@@ -174,6 +178,9 @@ class ServeCommandTest {
         Run tinyBuffer = execute("serve", "--write-buffer", "4KiB");
         assertEquals(2, tinyBuffer.status());
         assertTrue(tinyBuffer.err().contains("--write-buffer: 4096 (expected: >= 65536)"), tinyBuffer.err());
+        Run tinyBlocks = execute("serve", "--block-size", "512");
+        assertEquals(2, tinyBlocks.status());
+        assertTrue(tinyBlocks.err().contains("--block-size: 512 (expected: 1024 to 1048576 bytes)"), tinyBlocks.err());
         Run oneMemtable = execute("serve", "--memtables", "1");
         assertEquals(2, oneMemtable.status());
         assertTrue(oneMemtable.err().contains("--memtables: 1 (expected: >= 2)"), oneMemtable.err());

@@ -114,13 +114,15 @@ public final class RocksDbStore implements Store, StoreStats {
                 // at a third of the rate (docs/performance.md, "The tail at a fixed rate"). They cost about
                 // 1.3 bytes per key of memory outside --block-cache.
                 .setCacheIndexAndFilterBlocks(false)
-                // 4 KiB data blocks (RocksDB's default; 16 KiB before): when a compaction finishes, its output
-                // files replace the ones that held most keys, a cached block is named by its file, and every lookup
-                // of those keys misses until its block is read again. A 4 KiB miss reads, checks and decompresses a
-                // quarter of the bytes: GET phases at 25k/s after write phases had seconds at p99 87-132 ms with
-                // 16 KiB and none above 33 ms with 4 KiB (docs/performance.md, "Session 7"). The index, held with
-                // each table reader, has four times as many entries.
-                .setBlockSize(4 * 1024)
+                // 4 KiB data blocks by default (RocksDB's default; 16 KiB before): when a compaction finishes,
+                // its output files replace the ones that held most keys, a cached block is named by its file, and
+                // every lookup of those keys misses until its block is read again. A 4 KiB miss reads, checks and
+                // decompresses a quarter of the bytes: GET phases at 25k/s after write phases had seconds at p99
+                // 87-132 ms with 16 KiB and none above 33 ms with 4 KiB (docs/performance.md, "Session 7"); over
+                // 10 M keys with a 128 MiB cache a GET cost 19% more CPU with 16 KiB. With everything cached,
+                // 16 KiB cost about 5% less per GET at a fixed rate: the index, held with each table reader, has a
+                // quarter of the entries, and its binary search is the largest part of a cached lookup ("Session 69").
+                .setBlockSize(storeOptions.blockSizeBytes())
                 // A hash index inside each data block turns the in-block binary search of a point lookup into
                 // one probe; range scans still use the binary index.
                 .setDataBlockIndexType(DataBlockIndexType.kDataBlockBinaryAndHash)

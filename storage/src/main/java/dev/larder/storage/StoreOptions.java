@@ -27,10 +27,13 @@ import java.util.Objects;
  *                          others full and waiting for their flush; when all are full RocksDB stops every write until
  *                          a flush is done. Memtable memory is at most {@code memtables * writeBufferBytes}
  * @param blockCacheType    which cache implementation holds the data blocks
+ * @param blockSizeBytes    uncompressed size of a table file's data block: the unit the block cache holds and a
+ *                          cache miss reads; the smaller, the more entries each file's index has
  */
 public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                            boolean statistics, boolean yieldingBackground, long writeBufferBytes,
-                           boolean warmNewTables, int memtables, BlockCacheType blockCacheType) {
+                           boolean warmNewTables, int memtables, BlockCacheType blockCacheType,
+                           long blockSizeBytes) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
     /**
@@ -51,6 +54,12 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
     public static final long MIN_WRITE_BUFFER_BYTES = 64L << 10;
 
     public static final BlockCacheType DEFAULT_BLOCK_CACHE_TYPE = BlockCacheType.HYPER_CLOCK;
+    /** RocksDB's default; see {@link RocksDbStore} for why it is not larger (docs/performance.md, "Session 7"). */
+    public static final long DEFAULT_BLOCK_SIZE_BYTES = 4L << 10;
+    /** Below this an index entry and a block's own overhead weigh as much as its keys. */
+    public static final long MIN_BLOCK_SIZE_BYTES = 1L << 10;
+    /** Above this a cache miss for one small value reads and decompresses a megabyte. */
+    public static final long MAX_BLOCK_SIZE_BYTES = 1L << 20;
 
     public StoreOptions {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -68,6 +77,18 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
         if (memtables < MIN_MEMTABLES) {
             throw new IllegalArgumentException("memtables: " + memtables + " (expected: >= " + MIN_MEMTABLES + ")");
         }
+        if (blockSizeBytes < MIN_BLOCK_SIZE_BYTES || blockSizeBytes > MAX_BLOCK_SIZE_BYTES) {
+            throw new IllegalArgumentException("block-size: " + blockSizeBytes + " (expected: " + MIN_BLOCK_SIZE_BYTES
+                    + " to " + MAX_BLOCK_SIZE_BYTES + " bytes)");
+        }
+    }
+
+    /** With {@value #DEFAULT_BLOCK_SIZE_BYTES}-byte data blocks. */
+    public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
+                        boolean statistics, boolean yieldingBackground, long writeBufferBytes,
+                        boolean warmNewTables, int memtables, BlockCacheType blockCacheType) {
+        this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground, writeBufferBytes,
+                warmNewTables, memtables, blockCacheType, DEFAULT_BLOCK_SIZE_BYTES);
     }
 
     /** With the default block cache type ({@link #DEFAULT_BLOCK_CACHE_TYPE}). */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -333,6 +334,40 @@ class RocksDbStoreTest {
         assertEquals(BlockCacheType.HYPER_CLOCK, StoreOptions.defaults(dir).blockCacheType());
         assertEquals(BlockCacheType.LRU, BlockCacheType.fromFlag("LRU"));
         assertThrows(IllegalArgumentException.class, () -> BlockCacheType.fromFlag("clock"));
+    }
+
+    @Test
+    void theBlockSizeSetsHowManyBlocksTheSameDataTakes() throws IOException {
+        // The same 20,000 records of about 110 bytes read once each from a cold cache: every data block is added to
+        // the cache once, so the adds count the blocks the data was cut into.
+        long[] adds = new long[2];
+        long[] sizes = {StoreOptions.DEFAULT_BLOCK_SIZE_BYTES, 16L << 10};
+        for (int s = 0; s < sizes.length; s++) {
+            Path db = dir.resolve("blocks-" + sizes[s]);
+            reopen(new StoreOptions(db, 64 << 20, 0, false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES,
+                    false, StoreOptions.DEFAULT_MEMTABLES, StoreOptions.DEFAULT_BLOCK_CACHE_TYPE, sizes[s]));
+            for (int i = 0; i < 20_000; i++) {
+                store.put(b("key" + i), b("value-" + i + "-" + "v".repeat(96)));
+            }
+            store.flushMemtables();
+            long before = store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow();
+            for (int i = 0; i < 20_000; i++) {
+                assertArrayEquals(b("value-" + i + "-" + "v".repeat(96)), store.get(b("key" + i)));
+            }
+            adds[s] = store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow() - before;
+            assertTrue(Files.readString(db.resolve("LOG")).contains("block_size: " + sizes[s]),
+                    "LOG gives the table options RocksDB was given");
+        }
+        // About 2.2 MB of records: some 540 blocks of 4 KiB, some 135 of 16 KiB.
+        assertTrue(adds[0] > 3 * adds[1] && adds[1] > 50, "4 KiB: " + adds[0] + " blocks, 16 KiB: " + adds[1]);
+        assertEquals(4096, StoreOptions.defaults(dir).blockSizeBytes());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new StoreOptions(dir, 0, 0,
+                false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, false, StoreOptions.DEFAULT_MEMTABLES,
+                StoreOptions.DEFAULT_BLOCK_CACHE_TYPE, 512));
+        assertEquals("block-size: 512 (expected: 1024 to 1048576 bytes)", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new StoreOptions(dir, 0, 0, false, true, true,
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, false, StoreOptions.DEFAULT_MEMTABLES,
+                StoreOptions.DEFAULT_BLOCK_CACHE_TYPE, 2L << 20));
     }
 
     @Test
