@@ -22,8 +22,9 @@ import java.util.Locale;
 public record MachineSpeed(Duration probe, double beforeCapacity, double afterPhases, double afterNginx) {
 
     /**
-     * A change beyond this share counts. Three 5 s readings in a row on a quiet minute of this machine differ by a few
-     * percent; a 15% slower machine turns phases at 75% of the capacity measured into phases at 88% of what it answers.
+     * A change beyond this share counts: a 15% slower machine turns phases at 75% of the capacity measured into phases
+     * at 88% of what it answers. On the 2-vCPU machines of session 69, eight 5 s readings in a row went from 42.3k to
+     * 62.5k within a minute, so there most rounds warn (docs/performance.md, "Session 69").
      */
     static final double TOLERANCE = 0.15;
 

@@ -70,7 +70,8 @@ public final class TailBench {
             RequestEncoder nginxEncoder = tail.nginx() == null ? null : new RequestEncoder(tail.nginx(),
                     options.headers(), options.workload().valueSize().max(), options.seed());
             AtomicLong nginxCursor = new AtomicLong();
-            double speedBefore = speed(nginxEncoder, nginxCursor, "before the capacity runs");
+            double speedBefore = tail.speedProbe().isZero() ? Double.NaN
+                    : speed(nginxEncoder, nginxCursor, "before the capacity runs");
             RunResult putCapacity = capacity(server.url(), server.label(), encoder, TailPhase.PUT);
             RunResult getCapacity = capacity(server.url(), server.label(), encoder, TailPhase.GET);
             double[] capacities = {putCapacity.achievedRate(), getCapacity.achievedRate()};
@@ -141,14 +142,8 @@ public final class TailBench {
         }
     }
 
-    /**
-     * One reading of {@link MachineSpeed}: nginx's closed-loop GET rate for {@code --speed-probe}, printed; NaN when
-     * not asked for.
-     */
+    /** One reading of {@link MachineSpeed}: nginx's closed-loop GET rate for {@code --speed-probe}, printed. */
     private double speed(RequestEncoder nginxEncoder, AtomicLong nginxCursor, String when) {
-        if (tail.speedProbe().isZero()) {
-            return Double.NaN;
-        }
         RunResult r = session.closedLoop(tail.nginx(), "nginx", nginxEncoder, nginxCursor, TailPhase.GET,
                 tail.speedProbe());
         if (r.completed() == 0) {
