@@ -38,6 +38,12 @@ class ImageContainerIT {
 
     private static final Duration HEALTHY_WITHIN = Duration.ofSeconds(60);
     private static final long MEMORY_LIMIT = 1L << 30;
+    /**
+     * For the tests that restart the container: the default warm-up (60,000 requests for the JIT) is proven by
+     * {@link #servesAsANonRootUserOnAReadOnlyRoot}, and at about 25 s a start on a 2-core CI machine it was most of
+     * what a stop or kill test took. A short one still runs every kind of request before the port opens.
+     */
+    private static final String[] SHORT_WARMUP = {"-e", "LARDER_WARMUP_REQUESTS=2000"};
 
     @TempDir
     Path dir;
@@ -134,7 +140,7 @@ class ImageContainerIT {
 
     @Test
     void dockerStopUnderLoadAnswersEveryRequestExitsZeroAndKeepsEveryAcknowledgedWrite() throws Exception {
-        start();
+        start(SHORT_WARMUP);
         Docker.awaitHealthy(name, HEALTHY_WITHIN);
         Outcomes outcomes = new Outcomes();
         List<Thread> clients = new ArrayList<>();
@@ -245,7 +251,7 @@ class ImageContainerIT {
 
     @Test
     void dockerKillDuringWritesLosesNoAcknowledgedWrite() throws Exception {
-        start();
+        start(SHORT_WARMUP);
         Docker.awaitHealthy(name, HEALTHY_WITHIN);
         int threads = 4;
         int keysPerThread = 200;
