@@ -19,6 +19,12 @@ import java.util.regex.Pattern;
  */
 public final class LarderProcess implements AutoCloseable {
 
+    /**
+     * The warm-up tests start Larder with when the JIT is not what they prove: its path still runs every kind of
+     * request, without the default's seconds of warming at every start. JitWarmupIT runs the default.
+     */
+    public static final int SHORT_WARMUP_REQUESTS = 2000;
+
     // The host may be an IPv6 literal ("0:0:0:0:0:0:0:0" for a wildcard bind): the port is after the last colon.
     private static final Pattern LISTENING = Pattern.compile("listening on https?://(\\S+):(\\d+)");
     private static final Pattern ADMIN = Pattern.compile("admin on https?://(\\S+):(\\d+)");
@@ -63,9 +69,7 @@ public final class LarderProcess implements AutoCloseable {
             command.addAll(List.of("--admin-port", "0"));
         }
         if (!List.of(args).contains("--warmup-requests")) {
-            // The warm-up's path still runs, shortened: the default's seconds of JIT warming would only make every
-            // process-level test slower. JitWarmupIT runs the default.
-            command.addAll(List.of("--warmup-requests", "2000"));
+            command.addAll(List.of("--warmup-requests", Integer.toString(SHORT_WARMUP_REQUESTS)));
         }
         command.addAll(List.of(args));
         LarderProcess larder = run(command.toArray(String[]::new));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.cli.DashboardQueries;
+import dev.larder.cli.LarderProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -114,6 +115,19 @@ class ComposeStackContainerIT {
         return Docker.run(Duration.ofMinutes(4), command, Map.of());
     }
 
+    /** A compose file on top of the others that adds {@code env} to each of {@code services}' environment. */
+    private void overrideEnvironment(String file, List<String> services, Map<String, String> env) throws IOException {
+        List<String> lines = new ArrayList<>(List.of("services:"));
+        for (String service : services) {
+            lines.addAll(List.of("  " + service + ":", "    environment:"));
+            env.forEach((name, value) -> lines.add("      " + name + ": \"" + value + "\""));
+        }
+        lines.add("");
+        Path override = dir.resolve(file);
+        Files.writeString(override, String.join("\n", lines));
+        extraFiles.add(override.toString());
+    }
+
     private String container(String service) throws IOException, InterruptedException {
         String id = compose("ps", "-q", service).ok().text();
         assertTrue(!id.isEmpty(), "no container for " + service);
@@ -125,10 +139,8 @@ class ComposeStackContainerIT {
         prepare();
         // One override on top of the file: a single slow worker with a small queue, so that a burst is refused in
         // part and the dashboard's error-ratio panel has 5xx to show (default settings absorb any burst here).
-        Path overload = dir.resolve("overload.yml");
-        Files.writeString(overload, String.join("\n", "services:", "  larder:", "    environment:",
-                "      LARDER_WORKERS: \"1\"", "      LARDER_QUEUE_SIZE: \"16\"", "      LARDER_SYNC: \"true\"", ""));
-        extraFiles.add(overload.toString());
+        overrideEnvironment("overload.yml", List.of("larder"),
+                Map.of("LARDER_WORKERS", "1", "LARDER_QUEUE_SIZE", "16", "LARDER_SYNC", "true"));
         long started = System.nanoTime();
         compose("up", "-d", "--no-build").ok();
         String larder = container("larder");
@@ -199,14 +211,8 @@ class ComposeStackContainerIT {
         // What this test proves is the routing, not the JIT: three shards each warming up with the default 60,000
         // requests at once on a 2-core CI machine served through nginx 86 s after up, and the stopped shard's restart
         // warms up again. A short warm-up still runs every kind of request before each shard's port opens.
-        Path shortWarmup = dir.resolve("short-warmup.yml");
-        List<String> lines = new ArrayList<>(List.of("services:"));
-        for (String shard : SHARDS) {
-            lines.addAll(List.of("  " + shard + ":", "    environment:", "      LARDER_WARMUP_REQUESTS: \"2000\""));
-        }
-        lines.add("");
-        Files.writeString(shortWarmup, String.join("\n", lines));
-        extraFiles.add(shortWarmup.toString());
+        overrideEnvironment("short-warmup.yml", SHARDS,
+                Map.of("LARDER_WARMUP_REQUESTS", Integer.toString(LarderProcess.SHORT_WARMUP_REQUESTS)));
         long started = System.nanoTime();
         compose("up", "-d", "--no-build").ok();
         for (String shard : SHARDS) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.cli.HttpConnection;
+import dev.larder.cli.LarderProcess;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;
@@ -43,7 +44,8 @@ class ImageContainerIT {
      * {@link #servesAsANonRootUserOnAReadOnlyRoot}, and at about 25 s a start on a 2-core CI machine it was most of
      * what a stop or kill test took. A short one still runs every kind of request before the port opens.
      */
-    private static final String[] SHORT_WARMUP = {"-e", "LARDER_WARMUP_REQUESTS=2000"};
+    private static final String[] SHORT_WARMUP = {"-e",
+            "LARDER_WARMUP_REQUESTS=" + LarderProcess.SHORT_WARMUP_REQUESTS};
 
     @TempDir
     Path dir;

@@ -143,7 +143,7 @@ class ImageEntrypointIT {
         Path tokens = Files.writeString(dir.resolve("secrets/tokens"), "image-token-0123456789abcdef\n");
         env.put("LARDER_DATA_DIR", dir.resolve("data").toString());
         env.put("LARDER_PORT", Integer.toString(freePort()));
-        env.put("LARDER_WARMUP_REQUESTS", "2000");
+        env.put("LARDER_WARMUP_REQUESTS", Integer.toString(LarderProcess.SHORT_WARMUP_REQUESTS));
         env.put("LARDER_TLS_CERT", cert.cert().toString());
         env.put("LARDER_TLS_KEY", cert.key().toString());
         env.put("LARDER_AUTH_TOKEN_FILE", tokens.toString());
