@@ -20,6 +20,7 @@ import org.rocksdb.HyperClockCache;
 import org.rocksdb.LRUCache;
 import org.rocksdb.MutableColumnFamilyOptions;
 import org.rocksdb.Options;
+import org.rocksdb.PerfLevel;
 import org.rocksdb.Priority;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -66,6 +67,15 @@ public final class RocksDbStore implements Store, StoreStats {
      * files' bloom filters in level 0 instead of 4 (0.1-0.5 us with 16, "Session 19").
      */
     static final int LEVEL0_COMPACTION_TRIGGER = 16;
+
+    /**
+     * Set on each thread once it has switched RocksDB's perf context off for itself. The perf level is per thread and
+     * starts at "count": every lookup then adds to a dozen thread-local counters (each key comparison of the index
+     * search among them), and a thread-local in a library loaded at run time is reached through {@code
+     * __tls_get_addr}, about 3% of a cached lookup's CPU in a profile. Nothing here reads those counters; the
+     * metrics come from {@link Statistics}, which this does not touch (docs/performance.md, "Session 72").
+     */
+    private static final ThreadLocal<Boolean> PERF_CONTEXT_OFF = new ThreadLocal<>();
 
     private final StampedLock lifecycle = new StampedLock();
     private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
@@ -523,6 +533,11 @@ public final class RocksDbStore implements Store, StoreStats {
                 () -> db.setOptions(MutableColumnFamilyOptions.builder().setDisableAutoCompactions(!on).build()));
     }
 
+    /** The calling thread's RocksDB perf level; for tests of {@link #PERF_CONTEXT_OFF}. */
+    PerfLevel perfLevelOfThisThread() {
+        return db.getPerfLevel();
+    }
+
     /** Compacts every table file into the bottom level and waits; for tests of what follows a compaction. */
     void compactAll() {
         guarded("compact", db::compactRange);
@@ -704,6 +719,7 @@ public final class RocksDbStore implements Store, StoreStats {
             lifecycle.unlockRead(stamp);
             throw new StoreException(operation, "store is closed", null, false);
         }
+        perfContextOff();
         return stamp;
     }
 
@@ -717,7 +733,18 @@ public final class RocksDbStore implements Store, StoreStats {
             lifecycle.unlockRead(stamp);
             return 0;
         }
+        if (stamp != 0) {
+            perfContextOff();
+        }
         return stamp;
+    }
+
+    /** Called with the store open (a read stamp held): the level is the calling thread's, for every store. */
+    private void perfContextOff() {
+        if (PERF_CONTEXT_OFF.get() == null) {
+            db.setPerfLevel(PerfLevel.DISABLE);
+            PERF_CONTEXT_OFF.set(Boolean.TRUE);
+        }
     }
 
     private static StoreException wrap(String operation, RocksDBException e) {

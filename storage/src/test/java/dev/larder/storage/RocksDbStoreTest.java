@@ -13,17 +13,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.PerfLevel;
 
 /** The Store contract on a real RocksDB in a temporary directory. */
 class RocksDbStoreTest {
@@ -45,6 +49,33 @@ class RocksDbStoreTest {
 
     private static byte[] b(String s) {
         return s.getBytes(UTF_8);
+    }
+
+    @Test
+    void everyThreadThatUsesTheStoreHasRocksDbsPerfContextOff() throws Exception {
+        store.put(b("k"), b("v"));
+        List<Function<RocksDbStore, Object>> calls = List.of(
+                s -> s.get(b("k")),
+                s -> s.getFromMemory(b("k")),
+                s -> { s.put(b("k2"), b("v")); return null; },
+                s -> s.putWithoutWaiting(b("k3"), b("v")));
+        for (Function<RocksDbStore, Object> call : calls) {
+            // A new thread each time: the level is per thread, and RocksDB starts every thread counting.
+            CompletableFuture<PerfLevel[]> levels = new CompletableFuture<>();
+            Thread thread = new Thread(() -> {
+                try {
+                    PerfLevel before = store.perfLevelOfThisThread();
+                    call.apply(store);
+                    levels.complete(new PerfLevel[] {before, store.perfLevelOfThisThread()});
+                } catch (Throwable e) {
+                    levels.completeExceptionally(e);
+                }
+            });
+            thread.start();
+            PerfLevel[] beforeAfter = levels.get(30, TimeUnit.SECONDS);
+            assertEquals(PerfLevel.ENABLE_COUNT, beforeAfter[0], "RocksDB's own default on a new thread");
+            assertEquals(PerfLevel.DISABLE, beforeAfter[1]);
+        }
     }
 
     @Test
