@@ -6,10 +6,11 @@ import java.util.*;
 import org.rocksdb.*;
 
 // What RocksDB's per-thread perf context costs a lookup and a write (docs/performance.md, "Session 72"): one store
-// of KEYS keys (3M by default, compacted, all in a block cache of the server's default size on this machine), then rounds that alternate this thread's
-// perf level (RocksDB's SetPerfLevel, thread-local, takes effect at once) between blocks of getFromMemory lookups
-// (the event loops' GET path) and blocks of puts, timed by this thread's CPU time. Interleaving A and B in one
-// process on one warm store is what makes a 1-2% difference visible on a noisy machine.
+// of KEYS keys (3M by default, compacted, all in a block cache of the server's default size on this machine), then
+// rounds that alternate this thread's perf level (RocksDB's SetPerfLevel, thread-local, takes effect at once)
+// between blocks of getFromMemory lookups (the event loops' GET path) and blocks of puts, timed by this thread's CPU
+// time. Interleaving A and B in one process on one warm store is what makes a 1-2% difference visible on a noisy
+// machine.
 //   taskset -c 1 java -cp cli/target/larder.jar bench/probe/PerfLevelCost.java [LEVEL_A LEVEL_B]
 //   (-Dkeys=N -Drounds=N -Dgets=N -Dputs=N per block; -Dputs=0: lookups alone, on a store that does not change)
 public class PerfLevelCost {
@@ -21,7 +22,8 @@ public class PerfLevelCost {
         PerfLevel b = PerfLevel.valueOf(args.length > 1 ? args[1] : "DISABLE");
         int keys = Integer.getInteger("keys", 3_000_000), rounds = Integer.getInteger("rounds", 12);
         Path dir = Files.createTempDirectory("perf-level-cost");
-        RocksDbStore store = RocksDbStore.open(new StoreOptions(dir, Long.getLong("bc", 6026L) << 20, 0, false, true, true));
+        long blockCache = Long.getLong("bc", 6026L) << 20;
+        RocksDbStore store = RocksDbStore.open(new StoreOptions(dir, blockCache, 0, false, true, true));
         Field f = RocksDbStore.class.getDeclaredField("db"); f.setAccessible(true);
         RocksDB db = (RocksDB) f.get(store);
         byte[] value = new byte[64];
@@ -54,10 +56,14 @@ public class PerfLevelCost {
             if (round < 0) continue; // JIT warm-up
             getRatio.add(get[1] / get[0]);
             if (w > 0) putRatio.add(put[1] / put[0]);
-            System.out.printf("round %2d: get %s %.3f us, %s %.3f us (B/A %.3f); put %.3f vs %.3f us (B/A %.3f)%n",
-                    round, a, get[0], b, get[1], get[1] / get[0], put[0], put[1], put[1] / put[0]);
+            // With -Dputs=0 there is no put block to report.
+            String puts = w > 0
+                    ? String.format("; put %.3f vs %.3f us (B/A %.3f)", put[0], put[1], put[1] / put[0]) : "";
+            System.out.printf("round %2d: get %s %.3f us, %s %.3f us (B/A %.3f)%s%n",
+                    round, a, get[0], b, get[1], get[1] / get[0], puts);
         }
-        System.out.printf("median B/A: get %.3f, put %.3f (B=%s, A=%s)%n", median(getRatio), putRatio.isEmpty() ? Double.NaN : median(putRatio), b, a);
+        String puts = w > 0 ? String.format(", put %.3f", median(putRatio)) : "";
+        System.out.printf("median B/A: get %.3f%s (B=%s, A=%s)%n", median(getRatio), puts, b, a);
         store.close();
         try (var paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
