@@ -50,9 +50,10 @@ COPY --chmod=0755 deploy/docker/healthcheck.sh /app/healthcheck.sh
 
 # Memory: the heap gets 40% of the container's limit; the rest is off-heap and needs it. RocksDB's block cache
 # (LARDER_BLOCK_CACHE, 20% of the limit here, where the jar alone takes 25%: the heap's share is larger), row cache
-# (LARDER_ROW_CACHE, off unless set) and memtables (up to 4 x 32 MiB) are native memory, Netty's direct buffers (capped at
-# the heap size by default) too, and so are metaspace, code cache and thread stacks. With --memory 1g that is
-# ~410 MiB heap, ~340 MiB RocksDB, the rest for buffers and the JVM itself.
+# (LARDER_ROW_CACHE, off unless set) and memtables (--memtables auto: 4 x 32 MiB under a 1 GiB limit, 8 from 4 GiB)
+# are native memory, Netty's direct buffers (capped at the heap size by default) too, and so are metaspace, code
+# cache and thread stacks. With --memory 1g that is ~410 MiB heap, ~340 MiB RocksDB, the rest for buffers and the JVM
+# itself.
 # G1 explicitly: under a 1 GiB limit the JVM would otherwise pick the serial collector.
 # ExitOnOutOfMemoryError: a JVM that has thrown OutOfMemoryError is in an unknown state; exiting lets the
 # restart policy bring back a clean one (RocksDB recovers from its write-ahead log).

@@ -79,8 +79,18 @@ public final class TailBench {
             List<TailSession.Step> withLeadIn = withLeadIn(steps);
             out.println("  phases: " + describe(steps) + " (one session, same connections, after an unmeasured "
                     + Units.shortTime(LEAD_IN.toNanos() / 1000.0) + " lead-in at the first phase's rate)");
-            TailSession.Measured measured = session.runPhases(server.url(), server.label(), encoder, putCursor,
-                    withLeadIn);
+            TailSession.Measured measured;
+            double[] writeStalls = new double[steps.size()];
+            try (WriteStalls stalls = WriteStalls.start(server.adminUrl())) {
+                measured = session.runPhases(server.url(), server.label(), encoder, putCursor, withLeadIn);
+                stalls.readNow();
+                Instant from = measured.measuredFrom();
+                for (int i = 0; i < steps.size(); i++) {
+                    Instant to = from.plus(steps.get(i).duration());
+                    writeStalls[i] = stalls.seconds(from, to);
+                    from = to;
+                }
+            }
             List<RunResult> larder = measured.results();
             Instant phasesStarted = measured.measuredFrom();
             double speedAfterPhases = Double.NaN;
@@ -133,7 +143,7 @@ public final class TailBench {
             for (int i = 0; i < steps.size(); i++) {
                 TailSession.Step s = steps.get(i);
                 phases.add(new TailResult.PhaseResult(s.kind(), s.rate(), at, larder.get(i),
-                        nginx == null ? null : nginx.get(i)));
+                        nginx == null ? null : nginx.get(i), writeStalls[i]));
                 at += s.duration().toNanos() / 1e9;
             }
             return new TailResult(options, tail, started, phasesStarted, Bench.machine(), server.label(), server.url(),

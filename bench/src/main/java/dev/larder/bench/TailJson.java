@@ -47,6 +47,7 @@ final class TailJson {
             j.field("switch_cost_seconds", p.switchCostSeconds(tail.switchWindow()));
             j.field("p99_ratio_to_nginx", p.p99Ratio());
             j.field("cpu_over_saturated", r.costOverSaturated(p));
+            j.field("write_stall_seconds", p.writeStallSeconds());
             optionalRun(j, "larder", p.larder());
             optionalRun(j, "nginx", p.nginx());
             j.endObject();

@@ -151,7 +151,17 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
      * @param larder       the server's window
      * @param nginx        nginx's window at the same rate, or {@code null}
      */
-    public record PhaseResult(TailPhase kind, double rate, double startSeconds, RunResult larder, RunResult nginx) {
+    /**
+     * @param writeStallSeconds how long RocksDB held the server's writes back during the phase ({@link WriteStalls});
+     *                          NaN unknown (no admin endpoint, not Larder)
+     */
+    public record PhaseResult(TailPhase kind, double rate, double startSeconds, RunResult larder, RunResult nginx,
+                              double writeStallSeconds) {
+
+        /** With the write stalls unknown. */
+        public PhaseResult(TailPhase kind, double rate, double startSeconds, RunResult larder, RunResult nginx) {
+            this(kind, rate, startSeconds, larder, nginx, Double.NaN);
+        }
 
         /** Seconds of the phase whose p99 is above {@code boundMicros}. */
         public int secondsAbove(long boundMicros) {

@@ -47,6 +47,7 @@ final class TailText {
                     p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
         }
         printCostOverSaturated(out, r);
+        printWriteStalls(out, r);
         if (r.machineSpeed() != null) {
             out.println("  Machine speed: " + r.machineSpeed().describe());
         }
@@ -147,6 +148,34 @@ final class TailText {
                         + "(the capacity runs above): %.2f-%.2fx here, so the phases kept %.2f-%.2f cores of the "
                         + "server's request path busy (lower-priority background threads not counted)%n", lowRatio,
                 highRatio, lowCores, highCores);
+    }
+
+    /**
+     * How long RocksDB held writes back in each phase, when the server said ({@link WriteStalls}); with the cause
+     * and the flag that moves it when any phase had a stall.
+     */
+    static void printWriteStalls(PrintStream out, TailResult r) {
+        StringBuilder line = new StringBuilder();
+        double total = 0;
+        int i = 1;
+        for (TailResult.PhaseResult p : r.phases()) {
+            if (!Double.isNaN(p.writeStallSeconds())) {
+                line.append(line.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%d %s %.2f s", i,
+                        p.kind(), p.writeStallSeconds()));
+                total += p.writeStallSeconds();
+            }
+            i++;
+        }
+        if (line.length() == 0) {
+            return;
+        }
+        out.println("  RocksDB write stalls (" + WriteStalls.METRIC + ", read each second): " + line);
+        if (total > 0) {
+            out.println("  RocksDB slowed or stopped writes: its memtables or level-0 files filled faster than the "
+                    + "background flushed or compacted them; a stop holds every write until a flush ends. Its LOG in "
+                    + "the data directory names which (\"Stopping writes because ...\"); more memtables "
+                    + "(--memtables) give a flush more time");
+        }
     }
 
     /** The control: nginx at the same fraction of its own capacities, and how many phases each held. */

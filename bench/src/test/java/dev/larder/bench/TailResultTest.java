@@ -124,4 +124,36 @@ class TailResultTest {
         assertFalse(text.contains("x sat: "), text);
         assertTrue(TailJson.of(r).contains("\"cpu_over_saturated\": null,"));
     }
+
+    @Test
+    void eachPhasesWriteStallIsPrintedAndWrittenAndItsCauseNamedOnlyWhenThereWasOne() {
+        RunResult put = window(0, 80_000, 1.0, 0.0);
+        RunResult get = window(0, 50_000, 1.0, 0.0);
+        TailResult stalled = result(put, get, List.of(
+                new TailResult.PhaseResult(TailPhase.PUT, 60_000, 0, window(60_000, 60_000, 1.0, 0.0), null, 1.25),
+                new TailResult.PhaseResult(TailPhase.GET, 37_500, 30, window(37_500, 37_500, 1.0, 0.0), null, 0)));
+        String text = text(stalled);
+        assertTrue(text.contains("RocksDB write stalls (larder_rocksdb_write_stall_seconds_total, read each second): "
+                + "1 PUT 1.25 s, 2 GET 0.00 s"), text);
+        assertTrue(text.contains("RocksDB slowed or stopped writes") && text.contains("(--memtables)"), text);
+        String json = TailJson.of(stalled);
+        assertTrue(json.contains("\"write_stall_seconds\": 1.25,") && json.contains("\"write_stall_seconds\": 0,"),
+                json);
+
+        TailResult none = result(put, get, List.of(
+                new TailResult.PhaseResult(TailPhase.PUT, 60_000, 0, window(60_000, 60_000, 1.0, 0.0), null, 0)));
+        assertTrue(text(none).contains("read each second): 1 PUT 0.00 s"), text(none));
+        assertFalse(text(none).contains("RocksDB slowed or stopped writes"), text(none));
+
+        TailResult unknown = result(put, get, List.of(
+                new TailResult.PhaseResult(TailPhase.PUT, 60_000, 0, window(60_000, 60_000, 1.0, 0.0), null)));
+        assertFalse(text(unknown).contains("RocksDB write stalls"), text(unknown));
+        assertTrue(TailJson.of(unknown).contains("\"write_stall_seconds\": null,"), TailJson.of(unknown));
+    }
+
+    private static String text(TailResult r) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        TailText.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), r);
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
 }

@@ -192,11 +192,16 @@ public final class ServeCommand implements Callable<Integer> {
                     + "--memtables times this (default: ${DEFAULT-VALUE}; at least 64KiB).")
     long writeBuffer;
 
-    @Option(names = "--memtables", defaultValue = "${env:LARDER_MEMTABLES:-4}",
+    // auto: a sixteenth of the memory, 4 to 8 of them. Four filled ~25 s into a write phase at 76k PUT/s behind a
+    // flush at nice 19 and writes stopped; eight did not (docs/performance.md, sessions 72-73; MemtableCount).
+    @Option(names = "--memtables", defaultValue = "${env:LARDER_MEMTABLES:-auto}",
+            converter = MemtableCount.Converter.class,
             description = "How many memtables may exist at once: one taking writes, the rest full and waiting for "
-                    + "their flush. When all are full RocksDB stops every write until a flush is done "
-                    + "(default: ${DEFAULT-VALUE}; at least 2).")
-    int memtables;
+                    + "their flush. When all are full RocksDB stops every write until a flush is done. auto = as "
+                    + "many of --write-buffer as fit in a sixteenth of the memory the process may use (of the "
+                    + "container's limit if it has one, else of RAM), 4 to 8 (default: ${DEFAULT-VALUE}; at "
+                    + "least 2).")
+    MemtableCount memtables;
 
     @Option(names = "--background-priority", defaultValue = "${env:LARDER_BACKGROUND_PRIORITY:-low}",
             description = "CPU priority of RocksDB's flush and compaction threads: low (nice 19: they use the CPU the "
@@ -468,7 +473,7 @@ public final class ServeCommand implements Callable<Integer> {
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
                 dataDir.toAbsolutePath().normalize(), blockCache >> 20, blockCacheType.flag(),
                 blockSize % 1024 == 0 ? (blockSize >> 10) + "KiB" : blockSize + "B", rowCache >> 20,
-                memtables, writeBuffer >> 20,
+                memtableCount(), writeBuffer >> 20,
                 UncommonTraps.ofThisJvm(), youngGeneration(), tenuring());
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
@@ -523,8 +528,12 @@ public final class ServeCommand implements Callable<Integer> {
 
     StoreOptions storeOptions() {
         return new StoreOptions(dataDir, blockCache, rowCache, sync, true,
-                backgroundPriority == BackgroundPriority.low, writeBuffer, warmNewTables, memtables, blockCacheType,
-                blockSize);
+                backgroundPriority == BackgroundPriority.low, writeBuffer, warmNewTables, memtableCount(),
+                blockCacheType, blockSize);
+    }
+
+    int memtableCount() {
+        return memtables.resolve(MemoryShareConverter.memoryLimit(), writeBuffer);
     }
 
     ServerOptions serverOptions() {

@@ -138,12 +138,14 @@ class BenchIT {
 
     @Test
     void tailRunsItsPhasesAgainstARealServer() throws Exception {
-        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"))) {
+        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"), "--admin-port",
+                Integer.toString(DashboardQueriesIT.freePort()))) {
             Path json = dir.resolve("tail.json");
             Path report = dir.resolve("tail");
             LarderProcess bench = LarderProcess.run("bench", "tail", "-c", "8", "--warmup", "1s",
                     "--capacity-duration", "1s", "--phase-duration", "1s", "--load", "0.25", "--arrivals", "poisson",
-                    "--json", json.toString(), "--report", report.toString(), larder.baseUrl());
+                    "--admin-url", larder.adminUrl(), "--json", json.toString(), "--report", report.toString(),
+                    larder.baseUrl());
             assertEquals(0, bench.awaitExit(Duration.ofSeconds(120)), bench.output());
             String out = bench.output();
             assertTrue(out.contains("capacity GET (closed loop): "), out);
@@ -154,6 +156,12 @@ class BenchIT {
             String summary = Files.readString(json);
             assertTrue(summary.contains("arrivals=poisson"), summary);
             assertTrue(summary.matches("(?s).*\"cpu_over_saturated\": [0-9.]+,.*"), summary);
+            // The server's write-stall counter is read through its admin port, so every phase has a figure (a few
+            // PUTs at a quarter of capacity on an idle store: no stall expected, but a number, not null).
+            assertTrue(out.contains("RocksDB write stalls (larder_rocksdb_write_stall_seconds_total, read each "
+                    + "second): 1 PUT "), out);
+            assertEquals(5, Pattern.compile("\"write_stall_seconds\": [0-9.]+,").matcher(summary).results().count(),
+                    summary);
             // The GETs read what the PUTs wrote (uniform over the ids written so far), so they find it.
             assertTrue(summary.contains("\"200\": "), summary);
             assertTrue(summary.contains("\"201\": "), summary);

@@ -139,7 +139,9 @@ class ServeCommandTest {
     void memtablesAndTheirSizeReachTheStore() {
         ServeCommand defaults = (ServeCommand) Larder.commandLine().parseArgs("serve").subcommand().commandSpec()
                 .userObject();
-        assertEquals(StoreOptions.DEFAULT_MEMTABLES, defaults.storeOptions().memtables());
+        assertEquals(MemtableCount.AUTO, defaults.memtables);
+        assertEquals(MemtableCount.AUTO.resolve(MemoryShareConverter.memoryLimit(),
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES), defaults.storeOptions().memtables());
         assertEquals(StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, defaults.storeOptions().writeBufferBytes());
         ServeCommand two = (ServeCommand) Larder.commandLine().parseArgs("serve", "--memtables", "2",
                 "--write-buffer", "64MiB").subcommand().commandSpec().userObject();
@@ -184,6 +186,10 @@ class ServeCommandTest {
         Run oneMemtable = execute("serve", "--memtables", "1");
         assertEquals(2, oneMemtable.status());
         assertTrue(oneMemtable.err().contains("--memtables: 1 (expected: >= 2)"), oneMemtable.err());
+        Run noMemtables = execute("serve", "--memtables", "none");
+        assertEquals(2, noMemtables.status());
+        assertTrue(noMemtables.err().contains("--memtables") && noMemtables.err().contains("expected auto"),
+                noMemtables.err());
         Run negativeWarmup = execute("serve", "--warmup-requests", "-1");
         assertEquals(2, negativeWarmup.status());
         assertTrue(negativeWarmup.err().contains("--warmup-requests: -1 (expected: >= 0)"), negativeWarmup.err());

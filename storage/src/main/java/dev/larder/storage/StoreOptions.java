@@ -47,6 +47,7 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
      * three full memtables can wait for a flush instead of one (docs/performance.md, "Session 18").
      */
     public static final long DEFAULT_WRITE_BUFFER_BYTES = 32L << 20;
+    /** The library's default; {@code larder serve --memtables auto} scales it with memory, 4 to 8. */
     public static final int DEFAULT_MEMTABLES = 4;
     /** One taking writes and one being flushed: with fewer, every flush would stop writes. */
     public static final int MIN_MEMTABLES = 2;

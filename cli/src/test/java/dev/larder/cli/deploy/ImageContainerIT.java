@@ -355,6 +355,9 @@ class ImageContainerIT {
     void staysUnderItsMemoryLimitAtSaturation() throws Exception {
         start();
         Docker.awaitHealthy(name, HEALTHY_WITHIN);
+        // --memtables auto reads the container's limit, not the host's RAM: four (a sixteenth of 1 GiB is two), the
+        // count this limit was sized with; eight, what a host of 4 GiB or more gets, would be 128 MiB more.
+        assertTrue(Docker.logs(name).contains("memtables=4x32MiB"), Docker.logs(name));
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger busy = new AtomicInteger();
         ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
