@@ -80,16 +80,11 @@ public final class TailBench {
             out.println("  phases: " + describe(steps) + " (one session, same connections, after an unmeasured "
                     + Units.shortTime(LEAD_IN.toNanos() / 1000.0) + " lead-in at the first phase's rate)");
             TailSession.Measured measured;
-            double[] writeStalls = new double[steps.size()];
-            try (WriteStalls stalls = WriteStalls.start(server.adminUrl())) {
-                measured = session.runPhases(server.url(), server.label(), encoder, putCursor, withLeadIn);
-                stalls.readNow();
-                Instant from = measured.measuredFrom();
-                for (int i = 0; i < steps.size(); i++) {
-                    Instant to = from.plus(steps.get(i).duration());
-                    writeStalls[i] = stalls.seconds(from, to);
-                    from = to;
-                }
+            double[] writeStalls;
+            try (WriteStalls stalls = WriteStalls.of(server.adminUrl())) {
+                measured = session.runPhases(server.url(), server.label(), encoder, putCursor, withLeadIn,
+                        from -> stalls.readAt(boundaries(from, steps)));
+                writeStalls = stalls.between();
             }
             List<RunResult> larder = measured.results();
             Instant phasesStarted = measured.measuredFrom();
@@ -143,13 +138,24 @@ public final class TailBench {
             for (int i = 0; i < steps.size(); i++) {
                 TailSession.Step s = steps.get(i);
                 phases.add(new TailResult.PhaseResult(s.kind(), s.rate(), at, larder.get(i),
-                        nginx == null ? null : nginx.get(i), writeStalls[i]));
+                        nginx == null ? null : nginx.get(i), i < writeStalls.length ? writeStalls[i] : Double.NaN));
                 at += s.duration().toNanos() / 1e9;
             }
             return new TailResult(options, tail, started, phasesStarted, Bench.machine(), server.label(), server.url(),
                     server.settings(), prefill, warmup, putCapacity, getCapacity, phases, sustainable, nginxCapacity,
                     nginxOwnLoad, nginxSustainable, machineSpeed);
         }
+    }
+
+    /** When each of {@code steps} starts, the first at {@code from}, and when the last ends. */
+    static List<Instant> boundaries(Instant from, List<TailSession.Step> steps) {
+        List<Instant> at = new ArrayList<>();
+        at.add(from);
+        for (TailSession.Step s : steps) {
+            from = from.plus(s.duration());
+            at.add(from);
+        }
+        return at;
     }
 
     /** One reading of {@link MachineSpeed}: nginx's closed-loop GET rate for {@code --speed-probe}, printed. */

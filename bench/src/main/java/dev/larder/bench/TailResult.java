@@ -150,8 +150,6 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
      * @param startSeconds where it starts on the session's time axis
      * @param larder       the server's window
      * @param nginx        nginx's window at the same rate, or {@code null}
-     */
-    /**
      * @param writeStallSeconds how long RocksDB held the server's writes back during the phase ({@link WriteStalls});
      *                          NaN unknown (no admin endpoint, not Larder)
      */

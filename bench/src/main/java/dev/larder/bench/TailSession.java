@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * Runs steps of the tail benchmark (PUT, GET or the mix, each at a rate for a while) one after another in one
@@ -58,6 +59,15 @@ final class TailSession {
 
     /** {@link #run}, and when the first measured step started (unmeasured steps may come before it). */
     Measured runPhases(URI url, String label, RequestEncoder encoder, AtomicLong cursor, List<Step> steps) {
+        return runPhases(url, label, encoder, cursor, steps, from -> { });
+    }
+
+    /**
+     * {@link #runPhases(URI, String, RequestEncoder, AtomicLong, List)}, telling {@code scheduled} when the first
+     * measured step will start before the schedule begins.
+     */
+    Measured runPhases(URI url, String label, RequestEncoder encoder, AtomicLong cursor, List<Step> steps,
+                       Consumer<Instant> scheduled) {
         if (zipfian == null && options.workload().distribution() == KeyDistribution.ZIPFIAN) {
             zipfian = new Zipfian(options.workload().keys(), Zipfian.THETA);
         }
@@ -76,8 +86,10 @@ final class TailSession {
                 options.timeout(), tail.slo().thresholdMicros(), phases, options.arrivals(), seed);
         AtomicReference<Instant> measuredFrom = new AtomicReference<>();
         // Called before the schedule starts: its start is that far ahead of now.
-        LoadGenerator.Outcome outcome = LoadGenerator.run(plan, (start, end) ->
-                measuredFrom.set(Instant.now().plusNanos(start - System.nanoTime())));
+        LoadGenerator.Outcome outcome = LoadGenerator.run(plan, (start, end) -> {
+            measuredFrom.set(Instant.now().plusNanos(start - System.nanoTime()));
+            scheduled.accept(measuredFrom.get());
+        });
         List<RunResult> results = new ArrayList<>();
         int w = 0;
         for (Step s : steps) {

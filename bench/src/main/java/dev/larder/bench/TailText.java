@@ -169,7 +169,7 @@ final class TailText {
         if (line.length() == 0) {
             return;
         }
-        out.println("  RocksDB write stalls (" + WriteStalls.METRIC + ", read each second): " + line);
+        out.println("  RocksDB write stalls (" + WriteStalls.METRIC + ", read at each phase boundary): " + line);
         if (total > 0) {
             out.println("  RocksDB slowed or stopped writes: its memtables or level-0 files filled faster than the "
                     + "background flushed or compacted them; a stop holds every write until a flush ends. Its LOG in "

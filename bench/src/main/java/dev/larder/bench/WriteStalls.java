@@ -1,88 +1,120 @@
 package dev.larder.bench;
 
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalDouble;
 import java.util.function.Supplier;
 
 /**
  * How long RocksDB held a Larder server's writes back (slowed or stopped them: too many full memtables or level-0
- * files) during each phase, from its {@code larder_rocksdb_write_stall_seconds_total} read every second on the admin
- * endpoint. In the write phases of session 72 every bad second followed a write stop that only the server's RocksDB
- * LOG showed (docs/performance.md, "Session 72"); this puts the cause beside the phase it hurt.
+ * files) in each phase, from its {@code larder_rocksdb_write_stall_seconds_total} on the admin endpoint read at each
+ * phase boundary. In the write phases of session 72 every bad second followed a write stop that only the server's
+ * RocksDB LOG showed (docs/performance.md, "Session 72"); this puts the cause beside the phase it hurt.
+ *
+ * <p>At the boundaries only, not every second: a scrape costs the server 4-6 ms of CPU (Micrometer collects every
+ * meter; sessions 28 and 73), which once a second would be half a percent of the core being measured.
  */
 final class WriteStalls implements AutoCloseable {
 
     static final String METRIC = "larder_rocksdb_write_stall_seconds_total";
-    /** A scrape costs the server well under a millisecond of CPU; once a second is noise beside a phase's load. */
-    static final long PERIOD_MILLIS = 1000;
+    /** How long {@link #between()} waits for the last boundary's reading once the phases are over. */
+    private static final Duration LAST_READING_WITHIN = Duration.ofSeconds(10);
 
-    /** One reading: when (epoch nanoseconds) and the counter's value. */
-    record Reading(long epochNanos, double stallSeconds) {
+    private final Supplier<String> metrics;
+    private double[] readings = new double[0];
+    private Thread thread;
+
+    private WriteStalls(Supplier<String> metrics) {
+        this.metrics = metrics;
     }
 
-    private final PeriodicSampler<Reading> sampler;
-
-    private WriteStalls(PeriodicSampler<Reading> sampler) {
-        this.sampler = sampler;
-    }
-
-    /** Starts reading {@code admin}'s metrics; with no admin URL, or a server without the metric, reads nothing. */
-    static WriteStalls start(URI admin) {
+    /** On {@code admin}'s metrics; with no admin URL every figure is unknown. */
+    static WriteStalls of(URI admin) {
         if (admin == null) {
             return new WriteStalls(null);
         }
         AdminClient client = new AdminClient(admin);
-        return start(() -> client.metrics().orElse(null));
+        return of(() -> client.metrics().orElse(null));
     }
 
-    /** Reads the metric from the Prometheus text {@code metrics} gives (null: none) every {@link #PERIOD_MILLIS}. */
-    static WriteStalls start(Supplier<String> metrics) {
-        return new WriteStalls(PeriodicSampler.start("write-stalls", PERIOD_MILLIS, () -> read(metrics),
-                List.of(WriteStalls.class, BackgroundWork.class, AdminClient.class)));
-    }
-
-    private static Reading read(Supplier<String> metrics) {
-        String text = metrics.get();
-        if (text == null) {
-            return null;
-        }
-        OptionalDouble value = BackgroundWork.value(text, METRIC);
-        Instant now = Instant.now();
-        return value.isEmpty() ? null
-                : new Reading(now.getEpochSecond() * 1_000_000_000L + now.getNano(), value.getAsDouble());
+    /** On the Prometheus text {@code metrics} gives each time it is called (null: none). */
+    static WriteStalls of(Supplier<String> metrics) {
+        return new WriteStalls(metrics);
     }
 
     /**
-     * Seconds of stall between {@code from} and {@code to}, from the readings just outside the span (so a stall
-     * within a second of either end may count in the neighbouring phase too); NaN when they are not both there.
+     * Reads the counter at each of {@code boundaries} (in order; one already past is read at once) on a thread of its
+     * own, and returns at once.
      */
-    double seconds(Instant from, Instant to) {
-        if (sampler == null) {
+    synchronized void readAt(List<Instant> boundaries) {
+        double[] values = new double[boundaries.size()];
+        Arrays.fill(values, Double.NaN);
+        readings = values;
+        if (metrics == null) {
+            return;
+        }
+        thread = new Thread(() -> {
+            for (int i = 0; i < boundaries.size(); i++) {
+                long wait = Duration.between(Instant.now(), boundaries.get(i)).toNanos();
+                if (wait > 0) {
+                    try {
+                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                values[i] = read();
+            }
+        }, "write-stalls");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private double read() {
+        try {
+            String text = metrics.get();
+            OptionalDouble value = text == null ? OptionalDouble.empty() : BackgroundWork.value(text, METRIC);
+            return value.orElse(Double.NaN);
+        } catch (RuntimeException e) {
             return Double.NaN;
         }
-        PeriodicSampler.Span<Reading> span = PeriodicSampler.around(sampler.readings(), Reading::epochNanos,
-                epochNanos(from), epochNanos(to));
-        return span.first() == null || span.last() == null ? Double.NaN
-                : span.last().stallSeconds() - span.first().stallSeconds();
     }
 
-    /** Takes one more reading now, so the last span has a reading after it. */
-    void readNow() {
-        if (sampler != null) {
-            sampler.read();
+    /**
+     * Seconds of stall between each boundary and the next (one figure fewer than boundaries); NaN where a reading is
+     * missing. Waits for the last boundary's reading.
+     */
+    double[] between() {
+        Thread t;
+        double[] values;
+        synchronized (this) {
+            t = thread;
+            values = readings;
         }
-    }
-
-    private static long epochNanos(Instant t) {
-        return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+        if (t != null) {
+            try {
+                t.join(LAST_READING_WITHIN.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                t.interrupt();
+            }
+        }
+        double[] stalls = new double[Math.max(0, values.length - 1)];
+        for (int i = 0; i < stalls.length; i++) {
+            stalls[i] = values[i + 1] - values[i];
+        }
+        return stalls;
     }
 
     @Override
-    public void close() {
-        if (sampler != null) {
-            sampler.close();
+    public synchronized void close() {
+        if (thread != null) {
+            thread.interrupt();
         }
     }
 }

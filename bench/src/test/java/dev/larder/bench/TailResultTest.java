@@ -133,8 +133,8 @@ class TailResultTest {
                 new TailResult.PhaseResult(TailPhase.PUT, 60_000, 0, window(60_000, 60_000, 1.0, 0.0), null, 1.25),
                 new TailResult.PhaseResult(TailPhase.GET, 37_500, 30, window(37_500, 37_500, 1.0, 0.0), null, 0)));
         String text = text(stalled);
-        assertTrue(text.contains("RocksDB write stalls (larder_rocksdb_write_stall_seconds_total, read each second): "
-                + "1 PUT 1.25 s, 2 GET 0.00 s"), text);
+        assertTrue(text.contains("RocksDB write stalls (larder_rocksdb_write_stall_seconds_total, read at each phase "
+                + "boundary): 1 PUT 1.25 s, 2 GET 0.00 s"), text);
         assertTrue(text.contains("RocksDB slowed or stopped writes") && text.contains("(--memtables)"), text);
         String json = TailJson.of(stalled);
         assertTrue(json.contains("\"write_stall_seconds\": 1.25,") && json.contains("\"write_stall_seconds\": 0,"),
@@ -142,7 +142,7 @@ class TailResultTest {
 
         TailResult none = result(put, get, List.of(
                 new TailResult.PhaseResult(TailPhase.PUT, 60_000, 0, window(60_000, 60_000, 1.0, 0.0), null, 0)));
-        assertTrue(text(none).contains("read each second): 1 PUT 0.00 s"), text(none));
+        assertTrue(text(none).contains("read at each phase boundary): 1 PUT 0.00 s"), text(none));
         assertFalse(text(none).contains("RocksDB slowed or stopped writes"), text(none));
 
         TailResult unknown = result(put, get, List.of(

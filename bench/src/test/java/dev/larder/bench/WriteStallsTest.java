@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** A phase's write stalls: the server's stall counter read just outside the phase, from its Prometheus text. */
+/** Each phase's write stall: the server's stall counter read at the phase boundaries, from its Prometheus text. */
 class WriteStallsTest {
 
     private static String metrics(double stallSeconds) {
@@ -18,43 +20,44 @@ class WriteStallsTest {
                 + "larder_rocksdb_write_stopped 0.0\n";
     }
 
-    private static void tick() throws InterruptedException {
-        Thread.sleep(3); // readings and bounds must not share an Instant
-    }
-
     @Test
-    void aSpansStallIsTheCounterFromTheReadingBeforeItToTheReadingAfterIt() throws Exception {
-        AtomicReference<String> text = new AtomicReference<>(metrics(2.0));
-        try (WriteStalls stalls = WriteStalls.start(text::get)) {
-            tick();
-            Instant a = Instant.now();
-            tick();
-            text.set(metrics(2.5));
-            Instant b = Instant.now();
-            tick();
-            stalls.readNow();
-            tick();
-            text.set(metrics(3.25));
-            Instant c = Instant.now();
-            tick();
-            stalls.readNow();
-            assertEquals(0.5, stalls.seconds(a, b), 1e-9);
-            assertEquals(1.25, stalls.seconds(a, c), 1e-9);
-            assertTrue(Double.isNaN(stalls.seconds(a, Instant.now().plusSeconds(60))), "no reading after it yet");
-            assertTrue(Double.isNaN(stalls.seconds(Instant.EPOCH, c)), "no reading before it");
+    void eachSpanIsTheCounterAtItsEndLessTheCounterAtItsStartReadAtTheBoundariesOnly() {
+        double[] counter = {2.0, 2.5, 2.5, 3.25};
+        AtomicInteger scrapes = new AtomicInteger();
+        Instant now = Instant.now();
+        // The first boundary already past (read at once), the others 50 ms apart.
+        List<Instant> boundaries = List.of(now.minusSeconds(1), now.plusMillis(50), now.plusMillis(100),
+                now.plusMillis(150));
+        try (WriteStalls stalls = WriteStalls.of(() -> metrics(counter[scrapes.getAndIncrement()]))) {
+            stalls.readAt(boundaries);
+            double[] between = stalls.between();
+            assertEquals(3, between.length);
+            assertEquals(0.5, between[0], 1e-9);
+            assertEquals(0.0, between[1], 1e-9);
+            assertEquals(0.75, between[2], 1e-9);
+            assertEquals(4, scrapes.get(), "one scrape per boundary, none between");
+            assertTrue(!Instant.now().isBefore(boundaries.get(3)), "the last reading waited for its boundary");
         }
     }
 
     @Test
-    void aServerWithoutTheCounterOrWithoutAnAdminPortGivesUnknownNotZero() throws Exception {
-        try (WriteStalls stalls = WriteStalls.start(() -> "nginx_connections_active 3\n")) {
-            Instant a = Instant.now();
-            tick();
-            stalls.readNow();
-            assertTrue(Double.isNaN(stalls.seconds(a, Instant.now())));
+    void aServerWithoutTheCounterOrWithoutAnAdminPortGivesUnknownNotZero() {
+        List<Instant> boundaries = List.of(Instant.now(), Instant.now().plus(Duration.ofMillis(20)));
+        try (WriteStalls stalls = WriteStalls.of(() -> "nginx_connections_active 3\n")) {
+            stalls.readAt(boundaries);
+            double[] between = stalls.between();
+            assertEquals(1, between.length);
+            assertTrue(Double.isNaN(between[0]));
         }
-        try (WriteStalls stalls = WriteStalls.start((URI) null)) {
-            assertTrue(Double.isNaN(stalls.seconds(Instant.EPOCH, Instant.now())));
+        try (WriteStalls stalls = WriteStalls.of((URI) null)) {
+            stalls.readAt(boundaries);
+            assertTrue(Double.isNaN(stalls.between()[0]));
+        }
+        try (WriteStalls stalls = WriteStalls.of(() -> {
+            throw new IllegalStateException("connection refused");
+        })) {
+            stalls.readAt(boundaries);
+            assertTrue(Double.isNaN(stalls.between()[0]), "a failed scrape is unknown too");
         }
     }
 }

@@ -158,8 +158,8 @@ class BenchIT {
             assertTrue(summary.matches("(?s).*\"cpu_over_saturated\": [0-9.]+,.*"), summary);
             // The server's write-stall counter is read through its admin port, so every phase has a figure (a few
             // PUTs at a quarter of capacity on an idle store: no stall expected, but a number, not null).
-            assertTrue(out.contains("RocksDB write stalls (larder_rocksdb_write_stall_seconds_total, read each "
-                    + "second): 1 PUT "), out);
+            assertTrue(out.contains("RocksDB write stalls (larder_rocksdb_write_stall_seconds_total, read at each "
+                    + "phase boundary): 1 PUT "), out);
             assertEquals(5, Pattern.compile("\"write_stall_seconds\": [0-9.]+,").matcher(summary).results().count(),
                     summary);
             // The GETs read what the PUTs wrote (uniform over the ids written so far), so they find it.
