@@ -13,6 +13,7 @@
 #   OUT=/tmp/a JAR=old.jar bench/phase-probe.sh                    # an older build (server and client)
 #   RATES=put=40000,get=25000 PHASES=put,get PHASE=15s bench/phase-probe.sh -- --workers 0
 #   BENCH_ARGS="--connections 256" bench/phase-probe.sh            # flags for `larder bench tail`
+#   CAPACITY=15s bench/phase-probe.sh                              # the capacity runs as long as bench/tail.sh's
 #
 # Needs: taskset, python3, the jar (./mvnw -q -DskipTests package).
 set -euo pipefail
@@ -25,6 +26,8 @@ RATES=${RATES:-put=70000,get=46500,mix=48000}
 PHASES=${PHASES:-put,get,mix,put,get}
 PHASE=${PHASE:-30s}
 WARMUP=${WARMUP:-20s}
+# bench/tail.sh measures the capacities for 15 s each, which writes about 2 M more keys before the phases.
+CAPACITY=${CAPACITY:-5s}
 read -r -a bench_args <<< "${BENCH_ARGS:-}"
 OUT=${OUT:-bench-results/probe-$(date -u +%Y%m%dT%H%M%SZ)}
 [ "${1:-}" = "--" ] && shift
@@ -44,7 +47,7 @@ cleanup() {
 trap cleanup EXIT
 larder_start pid "$JAR" "$PORT" "$OUT/server.log" --data-dir "$data" --admin-port "$ADMIN_PORT" "$@"
 taskset -c "$CLIENT_CPU" python3 bench/probe/sample.py "$pid" "$OUT/samples.txt" "$ADMIN_PORT" &
-client_java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration 5s --rates "$RATES" \
+client_java -jar "$JAR" bench tail --warmup "$WARMUP" --capacity-duration "$CAPACITY" --rates "$RATES" \
   --phases "$PHASES" --phase-duration "$PHASE" ${bench_args[@]+"${bench_args[@]}"} --admin-url "http://127.0.0.1:$ADMIN_PORT" --json "$OUT/tail.json" \
   "http://127.0.0.1:$PORT" > "$OUT/bench.txt" 2>&1
 larder_stop "$pid"

@@ -3,6 +3,7 @@ package dev.larder.bench;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
@@ -78,8 +79,25 @@ final class AdminClient {
 
     /** The {@code /metrics} text, or empty if there is none. */
     Optional<String> metrics() {
+        return metrics(base.resolve("/metrics"));
+    }
+
+    /**
+     * The {@code /metrics} text of the metrics {@code names} only (a Larder server answers {@code name[]} since
+     * session 75; an older one answers them all, which reads the same), or empty if there is none.
+     */
+    Optional<String> metrics(List<String> names) {
+        StringBuilder target = new StringBuilder("/metrics");
+        for (int i = 0; i < names.size(); i++) {
+            target.append(i == 0 ? '?' : '&').append("name%5B%5D=")
+                    .append(URLEncoder.encode(names.get(i), StandardCharsets.UTF_8));
+        }
+        return metrics(base.resolve(target.toString()));
+    }
+
+    private Optional<String> metrics(URI uri) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(base.resolve("/metrics"))
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri)
                     .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 ? Optional.of(response.body()) : Optional.empty();
         } catch (IOException e) {

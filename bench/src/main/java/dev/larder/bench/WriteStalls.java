@@ -14,8 +14,9 @@ import java.util.function.Supplier;
  * phase boundary. In the write phases of session 72 every bad second followed a write stop that only the server's
  * RocksDB LOG showed (docs/performance.md, "Session 72"); this puts the cause beside the phase it hurt.
  *
- * <p>At the boundaries only, not every second: a scrape costs the server 4-6 ms of CPU (Micrometer collects every
- * meter; sessions 28 and 73), which once a second would be half a percent of the core being measured.
+ * <p>At the boundaries only, and that one metric only ({@code name[]}): the whole registry costs the server 4-6 ms of
+ * CPU (Micrometer collects every meter; sessions 28 and 73), and on a server whose scrape was not compiled yet up to
+ * 60 ms more of C2's, which put 7-227 ms into the first second of the phases (docs/performance.md, "Session 75").
  */
 final class WriteStalls implements AutoCloseable {
 
@@ -37,7 +38,7 @@ final class WriteStalls implements AutoCloseable {
             return new WriteStalls(null);
         }
         AdminClient client = new AdminClient(admin);
-        return of(() -> client.metrics().orElse(null));
+        return of(() -> client.metrics(List.of(METRIC)).orElse(null));
     }
 
     /** On the Prometheus text {@code metrics} gives each time it is called (null: none). */

@@ -21,17 +21,34 @@ final class JitQuiet {
      * @return whether the JIT went quiet before {@code max}
      */
     static boolean await(Duration min, Duration quiet, Duration max) {
+        return await(min, quiet, max, JitQuiet::pause);
+    }
+
+    /**
+     * As {@link #await(Duration, Duration, Duration)}, running {@code meanwhile} between readings instead of sleeping:
+     * the JIT is then quiet once what that step runs is compiled.
+     */
+    static boolean await(Duration min, Duration quiet, Duration max, Runnable meanwhile) {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-            LockSupport.parkNanos(min.toNanos());
+            long end = System.nanoTime() + min.toNanos();
+            do {
+                meanwhile.run();
+            } while (System.nanoTime() < end);
             return true;
         }
-        return await(jit::getTotalCompilationTime, System::nanoTime, min, quiet, max);
+        return await(jit::getTotalCompilationTime, System::nanoTime, min, quiet, max, meanwhile);
     }
 
     /** {@code compileMillis}: total compilation time so far; {@code nanoTime}: a monotonic clock. */
     static boolean await(LongSupplier compileMillis, LongSupplier nanoTime, Duration min, Duration quiet,
                          Duration max) {
+        return await(compileMillis, nanoTime, min, quiet, max, JitQuiet::pause);
+    }
+
+    /** {@code meanwhile}: run between readings. */
+    static boolean await(LongSupplier compileMillis, LongSupplier nanoTime, Duration min, Duration quiet,
+                         Duration max, Runnable meanwhile) {
         long start = nanoTime.getAsLong();
         long last = compileMillis.getAsLong();
         long lastChange = start;
@@ -48,7 +65,11 @@ final class JitQuiet {
             if (now - start >= max.toNanos()) {
                 return false;
             }
-            LockSupport.parkNanos(POLL_NANOS);
+            meanwhile.run();
         }
+    }
+
+    private static void pause() {
+        LockSupport.parkNanos(POLL_NANOS);
     }
 }

@@ -17,16 +17,17 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Compiles the request paths before the real listener opens: a throwaway server, built from the same options on a
@@ -96,9 +97,10 @@ final class JitWarmup {
 
     /**
      * What a warm-up did: how long it took, how many requests it sent in rounds of like calls for the worker's path,
-     * and which of {@link #WORKER_PATH} C2 had not compiled when it gave up (empty when all were, or none asked).
+     * which of {@link #WORKER_PATH} C2 had not compiled when it gave up (empty when all were, or none asked), and how
+     * many times it scraped its metrics through the timer soak (0 without metrics).
      */
-    record Report(Duration took, long inStepRequests, Set<String> notCompiled) {
+    record Report(Duration took, long inStepRequests, Set<String> notCompiled, long soakScrapes) {
     }
 
     private JitWarmup() {
@@ -123,6 +125,7 @@ final class JitWarmup {
                       Duration clockResolution, CompiledCode code, Duration gateMax) {
         long start = System.nanoTime();
         WorkerPathGate gate = new WorkerPathGate(code, gateMax);
+        long[] soakScrapes = {0};
         Path dir;
         try {
             dir = Files.createTempDirectory("larder-warmup");
@@ -135,15 +138,16 @@ final class JitWarmup {
             List<ServerOptions> paths = requestPaths(loopback);
             long share = (requests + paths.size() - 1) / paths.size();
             for (int i = 0; i < paths.size(); i++) {
-                warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share, clockResolution,
-                        i == paths.size() - 1, gate);
+                long scrapes = warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share,
+                        clockResolution, i == paths.size() - 1, gate);
+                soakScrapes[0] += scrapes;
             }
         } catch (IOException e) {
             throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
         } finally {
             deleteTree(dir);
         }
-        return new Report(Duration.ofNanos(System.nanoTime() - start), gate.sent, gate.missing);
+        return new Report(Duration.ofNanos(System.nanoTime() - start), gate.sent, gate.missing, soakScrapes[0]);
     }
 
     /** Sends rounds of like calls to a server that hands every request over until the worker's path is compiled. */
@@ -186,9 +190,10 @@ final class JitWarmup {
 
     /**
      * One server of {@link #requestPaths}; {@code lastPass}: the last of them, which ends the warm-up with the timer
-     * soak and, when it hands every request over, the rounds for the worker's path.
+     * soak and, when it hands every request over, the rounds for the worker's path. Returns how many times the soak
+     * scraped the metrics.
      */
-    private static void warm(ServerOptions loopback, StoreOptions storeOptions, Path dir, boolean metrics,
+    private static long warm(ServerOptions loopback, StoreOptions storeOptions, Path dir, boolean metrics,
                              long requests, Duration clockResolution, boolean lastPass, WorkerPathGate gate)
             throws IOException {
         StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
@@ -202,6 +207,7 @@ final class JitWarmup {
                 ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
         LarderMeters meters = registry != null ? new LarderMeters(registry, clock) : null;
         ServerObserver observer = meters != null ? meters.observer() : ServerObserver.NOOP;
+        long soakScrapes = 0;
         try (RocksDbStore store = RocksDbStore.open(scratch);
              LarderServer server = LarderServer.start(loopback, store, observer)) {
             if (meters != null) {
@@ -213,18 +219,21 @@ final class JitWarmup {
             Map<String, AdminEndpoint> endpoints = ServeCommand.adminEndpoints(registry, ready, null);
             AdminServer admin = AdminServer.start(new AdminOptions("127.0.0.1", 0), server.transport(), endpoints);
             try {
-                new PipelineWarmup(server.localAddress(), admin.localAddress(),
-                        new ArrayList<>(endpoints.keySet())).run(requests);
+                PipelineWarmup warmup = new PipelineWarmup(server.localAddress(), admin.localAddress(),
+                        new ArrayList<>(endpoints.keySet()));
+                warmup.run(requests);
+                if (lastPass) {
+                    // Its own listener, so that only the soak's connections are checked that often.
+                    ServerOptions soakOptions = loopback.toBuilder().timeoutCheckPeriod(TIMER_SOAK_PERIOD).build();
+                    long[] scrapes = {0};
+                    try (LarderServer soak = LarderServer.start(soakOptions, store, observer)) {
+                        new PipelineWarmup(soak.localAddress()).holdConnections(TIMER_SOAK_CONNECTIONS,
+                                () -> scrapes[0] = soakUntilQuiet(warmup, registry != null));
+                    }
+                    soakScrapes = scrapes[0];
+                }
             } finally {
                 admin.close();
-            }
-            if (lastPass) {
-                // Its own listener, so that only the soak's connections are checked that often.
-                ServerOptions soakOptions = loopback.toBuilder().timeoutCheckPeriod(TIMER_SOAK_PERIOD).build();
-                try (LarderServer soak = LarderServer.start(soakOptions, store, observer)) {
-                    new PipelineWarmup(soak.localAddress()).holdConnections(TIMER_SOAK_CONNECTIONS,
-                            () -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX));
-                }
             }
             if (lastPass && !loopback.synchronous() && loopback.inlineBatch() == 0) {
                 // Last, once the soak has let C2's queue run down: C2's thresholds grow with its queue (about 15
@@ -236,13 +245,51 @@ final class JitWarmup {
                 meters.close();
             }
         }
+        return soakScrapes;
     }
 
+    /**
+     * Waits for the JIT to go quiet, with the warm-up's metrics scraped back to back meanwhile when there are any: the
+     * soak then ends once the scrape is compiled too. The request rounds ask for it once in three rounds, a few dozen
+     * times in all, and the real server's first scrapes then set C2 to work on the core the data path runs on: 5-57 ms
+     * of compiling per scrape over the first ten scrapes of an idle server, 20-36 ms for the first under load. At each
+     * phase boundary of {@code bench tail}, which scrapes there, that put 7-227 ms into the first second of the phase
+     * at 75% of capacity (docs/performance.md, "Session 75"). Returns how many times it scraped.
+     */
+    private static long soakUntilQuiet(PipelineWarmup warmup, boolean metrics) {
+        if (!metrics) {
+            JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX);
+            return 0;
+        }
+        try {
+            return warmup.askAdminRepeatedly(ServeCommand.METRICS_PATH,
+                    scrape -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX, scrape));
+        } catch (IOException e) {
+            throw new UncheckedIOException("warm-up: scraping the warm-up's metrics: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Deletes the warm-up's stores with a file visitor, not {@code Files.walk(...).sorted()}: that was the JVM's first
+     * sorted stream, and loading its classes (a new subclass of the stream pipeline) threw away the C2 code of every
+     * method that had inlined the pipeline as it was, the scrape's among them, so that C2 compiled the scrape again at
+     * the real server's first scrapes (docs/performance.md, "Session 75").
+     */
     private static void deleteTree(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                    Files.deleteIfExists(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
         } catch (IOException e) {
             // A leftover temporary directory is not worth failing the start over.
         }

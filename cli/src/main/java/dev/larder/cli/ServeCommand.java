@@ -412,7 +412,8 @@ public final class ServeCommand implements Callable<Integer> {
                 JitWarmup.Report warmup = JitWarmup.run(serverOptions, storeOptions, metrics, warmupRequests,
                         METRICS_CLOCK_RESOLUTION);
                 log.info("warm-up: {} requests through a throwaway server, then {} in rounds for the worker's path, "
-                        + "in {} ms", warmupRequests, warmup.inStepRequests(), warmup.took().toMillis());
+                        + "{} scrapes of its metrics, in {} ms", warmupRequests, warmup.inStepRequests(),
+                        warmup.soakScrapes(), warmup.took().toMillis());
                 if (!warmup.notCompiled().isEmpty()) {
                     log.info("warm-up: C2 had not compiled {} of the worker's path by its end; the first load will",
                             warmup.notCompiled());
@@ -494,12 +495,14 @@ public final class ServeCommand implements Callable<Integer> {
                 ? Optional.empty() : Optional.of("store closed");
     }
 
+    static final String METRICS_PATH = "/metrics";
+
     /** The admin listener's endpoints; the JIT warm-up serves the same ones from its throwaway listener. */
     static Map<String, AdminEndpoint> adminEndpoints(PrometheusMeterRegistry registry, ReadyEndpoint ready,
                                                              ProfileEndpoint profile) {
         Map<String, AdminEndpoint> endpoints = new LinkedHashMap<>();
         if (registry != null) {
-            endpoints.put("/metrics", new MetricsEndpoint(registry));
+            endpoints.put(METRICS_PATH, new MetricsEndpoint(registry));
         }
         endpoints.put("/health/live", new LiveEndpoint());
         endpoints.put("/health/ready", ready);

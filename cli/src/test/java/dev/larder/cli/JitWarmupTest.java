@@ -59,6 +59,17 @@ class JitWarmupTest {
     }
 
     @Test
+    void withMetricsTheTimerSoakScrapesThemAndWithoutItCannot(@TempDir Path dir) {
+        JitWarmup.Report withMetrics = JitWarmup.run(ServerOptions.builder(2).build(),
+                StoreOptions.defaults(dir.resolve("a")), true, 2_000, Duration.ofMillis(100), NEVER_COMPILED,
+                Duration.ofSeconds(1));
+        // Back to back for at least the soak's minimum second: a scrape of the warm-up's registry takes milliseconds.
+        assertTrue(withMetrics.soakScrapes() >= 10, "scrapes: " + withMetrics.soakScrapes());
+        assertEquals(0, warm(ServerOptions.builder(2).build(), dir, NEVER_COMPILED, Duration.ofSeconds(1))
+                .soakScrapes());
+    }
+
+    @Test
     void everyMethodOfTheWorkersPathExists() throws Exception {
         // A renamed method would never be listed as compiled, and every start would wait the whole limit for it.
         for (String method : JitWarmup.WORKER_PATH) {

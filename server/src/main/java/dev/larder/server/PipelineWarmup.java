@@ -5,6 +5,7 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * Sends every kind of request the data listener answers (PUT, GET hit and miss, range, DELETE, status, and the 400,
@@ -51,6 +53,14 @@ public final class PipelineWarmup {
         {"Host: localhost:8080\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n", "Content-Length: "},
         {"Host: larder.example\r\nConnection: keep-alive\r\nAccept-Encoding: gzip, deflate\r\n"
                 + "Content-Type: application/octet-stream\r\n", "Content-Length: "},
+    };
+
+    /** A scraper's header blocks: curl's, and Prometheus's, which asks for OpenMetrics first. */
+    private static final String[][] ADMIN_HEADER_SHAPES = {
+        HEADER_SHAPES[2],
+        {"Host: 127.0.0.1:9090\r\nUser-Agent: Prometheus/3.5.0\r\nAccept: application/openmetrics-text;version=1.0.0;"
+                + "q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2\r\n"
+                + "Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n", "Content-Length: "},
     };
 
     /** One request of a round and the status it must get. */
@@ -241,6 +251,33 @@ public final class PipelineWarmup {
             for (Connection c : held) {
                 c.close();
             }
+        }
+    }
+
+    /**
+     * Runs {@code whileAsking} with a step that asks the admin listener for {@code adminPath} once more on one
+     * connection (by turns as curl does and as Prometheus does, which asks for OpenMetrics) and checks the answer is
+     * 200; the step throws {@link UncheckedIOException} when the connection fails.
+     *
+     * @return how many times it was asked
+     * @throws IOException           when the connection cannot be opened
+     * @throws IllegalStateException when an answer is not 200, or there is no admin listener
+     */
+    public long askAdminRepeatedly(String adminPath, Consumer<Runnable> whileAsking) throws IOException {
+        if (admin == null) {
+            throw new IllegalStateException("warm-up: no admin listener to ask for " + adminPath);
+        }
+        try (Connection connection = Connection.open(admin)) {
+            int[] turn = {0};
+            whileAsking.accept(() -> {
+                String[] headers = ADMIN_HEADER_SHAPES[turn[0]++ % ADMIN_HEADER_SHAPES.length];
+                try {
+                    ask(connection, new Step(get(adminPath, headers), 200));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            return turn[0];
         }
     }
 

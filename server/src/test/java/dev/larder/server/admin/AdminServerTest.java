@@ -30,6 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -138,6 +140,43 @@ class AdminServerTest {
         assertEquals(200, open.statusCode());
         assertTrue(open.headers().firstValue("content-type").orElse("").startsWith("application/openmetrics-text"));
         assertTrue(open.body().endsWith("# EOF\n"), "OpenMetrics ends with # EOF");
+    }
+
+    @Test
+    void metricsNamedInTheQueryAreAnsweredAlone() throws Exception {
+        start(1, 16);
+        assertEquals(201, Http.send(HttpRequest.newBuilder(URI.create(dataUrl("/v0/entity?id=k")))
+                .PUT(HttpRequest.BodyPublishers.ofString("v")).build()).statusCode());
+
+        // A counter named as its series reads (with _total) and a timer by its metric name.
+        HttpResponse<String> two = Http.get(adminUrl("/metrics?name[]=larder_rocksdb_written_bytes_total"
+                + "&name%5B%5D=larder_service_time_seconds"));
+        assertEquals(200, two.statusCode());
+        assertEquals(Set.of("larder_rocksdb_written_bytes_total", "larder_service_time_seconds"), metricNames(two.body()),
+                two.body());
+        assertTrue(two.body().contains("larder_service_time_seconds_count 1"), two.body());
+
+        HttpResponse<String> count = Http.get(adminUrl("/metrics?name[]=larder_service_time_seconds_count"),
+                "application/openmetrics-text;version=1.0.0");
+        assertEquals(Set.of("larder_service_time_seconds"), metricNames(count.body()), count.body());
+        assertTrue(count.body().endsWith("# EOF\n"), count.body());
+
+        HttpResponse<String> none = Http.get(adminUrl("/metrics?name[]=no_such_metric"));
+        assertEquals(200, none.statusCode());
+        assertEquals("", none.body());
+        assertTrue(Http.get(adminUrl("/metrics")).body().contains("jvm_threads_live_threads "),
+                "without name[] every metric is answered");
+    }
+
+    /** The metrics a Prometheus exposition describes, from its TYPE lines. */
+    private static Set<String> metricNames(String exposition) {
+        Set<String> names = new TreeSet<>();
+        for (String line : exposition.split("\n")) {
+            if (line.startsWith("# TYPE ")) {
+                names.add(line.split(" ")[2]);
+            }
+        }
+        return names;
     }
 
     @Test
