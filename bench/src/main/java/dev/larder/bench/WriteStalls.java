@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  *
  * <p>At the boundaries only, and that one metric only ({@code name[]}): the whole registry costs the server 4-6 ms of
  * CPU (Micrometer collects every meter; sessions 28 and 73), and on a server whose scrape was not compiled yet up to
- * 60 ms more of C2's, which put 7-227 ms into the first second of the phases (docs/performance.md, "Session 75").
+ * 60 ms more of C2's, which put 7-227 ms into the first second of the phases (docs/performance.md, "Sessions 74-75").
  */
 final class WriteStalls implements AutoCloseable {
 

@@ -125,7 +125,7 @@ final class JitWarmup {
                       Duration clockResolution, CompiledCode code, Duration gateMax) {
         long start = System.nanoTime();
         WorkerPathGate gate = new WorkerPathGate(code, gateMax);
-        long[] soakScrapes = {0};
+        long soakScrapes = 0;
         Path dir;
         try {
             dir = Files.createTempDirectory("larder-warmup");
@@ -138,16 +138,15 @@ final class JitWarmup {
             List<ServerOptions> paths = requestPaths(loopback);
             long share = (requests + paths.size() - 1) / paths.size();
             for (int i = 0; i < paths.size(); i++) {
-                long scrapes = warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share,
+                soakScrapes += warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share,
                         clockResolution, i == paths.size() - 1, gate);
-                soakScrapes[0] += scrapes;
             }
         } catch (IOException e) {
             throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
         } finally {
             deleteTree(dir);
         }
-        return new Report(Duration.ofNanos(System.nanoTime() - start), gate.sent, gate.missing, soakScrapes[0]);
+        return new Report(Duration.ofNanos(System.nanoTime() - start), gate.sent, gate.missing, soakScrapes);
     }
 
     /** Sends rounds of like calls to a server that hands every request over until the worker's path is compiled. */
@@ -254,7 +253,7 @@ final class JitWarmup {
      * times in all, and the real server's first scrapes then set C2 to work on the core the data path runs on: 5-57 ms
      * of compiling per scrape over the first ten scrapes of an idle server, 20-36 ms for the first under load. At each
      * phase boundary of {@code bench tail}, which scrapes there, that put 7-227 ms into the first second of the phase
-     * at 75% of capacity (docs/performance.md, "Session 75"). Returns how many times it scraped.
+     * at 75% of capacity (docs/performance.md, "Sessions 74-75"). Returns how many times it scraped.
      */
     private static long soakUntilQuiet(PipelineWarmup warmup, boolean metrics) {
         if (!metrics) {
@@ -273,7 +272,7 @@ final class JitWarmup {
      * Deletes the warm-up's stores with a file visitor, not {@code Files.walk(...).sorted()}: that was the JVM's first
      * sorted stream, and loading its classes (a new subclass of the stream pipeline) threw away the C2 code of every
      * method that had inlined the pipeline as it was, the scrape's among them, so that C2 compiled the scrape again at
-     * the real server's first scrapes (docs/performance.md, "Session 75").
+     * the real server's first scrapes (docs/performance.md, "Sessions 74-75").
      */
     private static void deleteTree(Path dir) {
         try {

@@ -64,7 +64,8 @@ class JitQuietTest {
         AtomicLong steps = new AtomicLong();
         assertTrue(JitQuiet.await(script::compileMillis, script.nanoTime, MIN, QUIET, MAX, steps::incrementAndGet));
         assertEquals(2500, script.stoppedAtMillis());
-        // The clock is read at 0 ms to start, then once a pass at 100, ..., 2500 ms: a step after each pass but the last.
+        // The clock is read at 0 ms to start, then once a pass at 100, ..., 2500 ms: a step after each pass but the
+        // last.
         assertEquals(24, steps.get());
     }
 }

@@ -81,7 +81,7 @@ class JitWarmupIT {
      * The scrape: the warm-up scrapes its own registry until the JIT is quiet, and nothing after it may throw the
      * compiled scrape away. Its cleanup did (the JVM's first sorted stream, loaded as it deleted its stores), and C2
      * then compiled the scrape's largest method again, 20-55 ms of the core at each of the real server's first
-     * scrapes (docs/performance.md, "Session 75").
+     * scrapes (docs/performance.md, "Sessions 74-75").
      */
     @Test
     void theScrapeIsCompiledByC2BeforeTheListenerOpensAndNotAgainAtTheFirstScrapes() throws Exception {

@@ -19,9 +19,9 @@ import java.util.Set;
  *
  * <p>{@code ?name[]=larder_rocksdb_write_stall_seconds_total&name[]=...} answers those metrics only (as the Prometheus
  * Java client's own server does), each named as it is or as a series of it reads, with {@code _total}, {@code _count},
- * {@code _sum} or {@code _bucket} (a timer's maximum is a metric of its own, {@code ..._max}). A tool that reads one figure during a load asks
- * for it alone: the whole registry is about 100 KB and 4-6 ms of the admin loop's CPU (docs/performance.md, "Session
- * 75"), which on a server pinned to one core is taken from the data path.
+ * {@code _sum} or {@code _bucket} (a timer's maximum is a metric of its own, {@code ..._max}). A tool that reads one
+ * figure during a load asks for it alone: the whole registry is about 100 KB and 4-6 ms of the admin loop's CPU
+ * (docs/performance.md, "Sessions 74-75"), which on a server pinned to one core is taken from the data path.
  */
 public final class MetricsEndpoint implements AdminEndpoint {
 

@@ -152,8 +152,8 @@ class AdminServerTest {
         HttpResponse<String> two = Http.get(adminUrl("/metrics?name[]=larder_rocksdb_written_bytes_total"
                 + "&name%5B%5D=larder_service_time_seconds"));
         assertEquals(200, two.statusCode());
-        assertEquals(Set.of("larder_rocksdb_written_bytes_total", "larder_service_time_seconds"), metricNames(two.body()),
-                two.body());
+        assertEquals(Set.of("larder_rocksdb_written_bytes_total", "larder_service_time_seconds"),
+                metricNames(two.body()), two.body());
         assertTrue(two.body().contains("larder_service_time_seconds_count 1"), two.body());
 
         HttpResponse<String> count = Http.get(adminUrl("/metrics?name[]=larder_service_time_seconds_count"),
