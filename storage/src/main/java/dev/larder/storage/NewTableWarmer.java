@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,9 +43,11 @@ import org.rocksdb.TableProperties;
  * 150-700 ms (docs/performance.md, "Session 17"). Holding a compaction up lets level-0 files pile up meanwhile if
  * flushes keep coming, so from half of RocksDB's write-slowdown trigger on, while flushes come ({@link Level0Files}),
  * the compaction waits until they stop ({@link #LEVEL0_FILLING} after the last one) before its output is read. From 0.7
- * of the trigger on a compaction is never held: a wait ends, no read starts there, and a read under way stops (the file
- * is read after installation), since a read begun in a read phase took 17-50 s at nice 19 and ran on into the next
- * write phase (docs/performance.md, "Session 52": level 0 at 30-32 files). The wait used to end at the next flush
+ * of the trigger on a compaction is never held: a wait ends, no read starts there, and a read under way stops, since a
+ * read begun in a read phase took 17-50 s at nice 19 and ran on into the next write phase (docs/performance.md,
+ * "Session 52": level 0 at 30-32 files). The rest of the file is read after installation, from the key where the read
+ * stopped: begun again from the first key, that read went over the 78-89% already cached while lookups missed the rest
+ * for seconds into the next read phase ("Session 77"). The wait used to end at the next flush
  * instead, and a compaction that ended late in a write phase was then installed cold just before the read phase that
  * followed (p99 252-268 ms there: "Session 61"). A flush's file is always read after it, on a thread of its own:
  * reading it first doubled a flush's CPU time (80 to 160-260 ms per 32 MiB), and at nice 19 flushes then fell behind
@@ -57,13 +60,17 @@ import org.rocksdb.TableProperties;
 final class NewTableWarmer extends AbstractEventListener {
 
     /**
-     * Reads the given table files (full paths) through the block cache; false when the store is closing or
-     * {@code stop} turned true before it was done.
+     * Reads a table file (full path) through the block cache from {@code fromKey} on ({@link #FIRST_KEY}: from its
+     * first key); null once read to its end, else the key to resume from, when the store is closing or {@code stop}
+     * turned true before it was done.
      */
     @FunctionalInterface
     interface CacheFiller {
-        boolean fill(List<String> tableFiles, BooleanSupplier stop);
+        byte[] fill(String tableFile, byte[] fromKey, BooleanSupplier stop);
     }
+
+    /** Bytewise the least key: a read from it starts at a file's first key. */
+    static final byte[] FIRST_KEY = new byte[0];
 
     private static final String THREAD_NAME = "larder-warmer";
     /**
@@ -78,6 +85,12 @@ final class NewTableWarmer extends AbstractEventListener {
     private final AtomicLong skippedJobs = new AtomicLong();
     /** Names of output files read before their job installed them, until its completion event sees them. */
     private final Set<String> warmedBeforeInstall = ConcurrentHashMap.newKeySet();
+    /**
+     * Names of output files whose read before installation stopped part way (level 0 turned urgent), and the key it
+     * stopped at: the read after installation goes on from there, since what was read is cached under the file's
+     * identity already and a read from the start went over it again at nice 19 while lookups missed the rest.
+     */
+    private final Map<String, byte[]> partlyWarmed = new ConcurrentHashMap<>();
     private final AtomicLong filesWarmedBeforeInstall = new AtomicLong();
     private final Level0Files level0;
     private final ThreadPoolExecutor thread;
@@ -123,9 +136,14 @@ final class NewTableWarmer extends AbstractEventListener {
 
     @Override
     public void onFlushCompleted(RocksDB db, FlushJobInfo info) {
-        level0.flushed(info.getFilePath());
         TableProperties table = info.getTableProperties();
-        submit(List.of(info.getFilePath()), table == null ? 0 : table.getRawKeySize() + table.getRawValueSize());
+        flushed(info.getFilePath(), table == null ? 0 : table.getRawKeySize() + table.getRawValueSize());
+    }
+
+    /** A flush wrote {@code file} to level 0: it is read into the cache on this warmer's thread. */
+    void flushed(String file, long rawBytes) {
+        level0.flushed(file);
+        submit(List.of(new TableRead(file, FIRST_KEY)), rawBytes);
     }
 
     /**
@@ -143,9 +161,21 @@ final class NewTableWarmer extends AbstractEventListener {
                 || !levelZeroLetsThisWait()) {
             return;
         }
-        if (current.fill(List.of(info.getFilePath()), level0::urgent)) {
-            warmedBeforeInstall.add(nameOf(info.getFilePath()));
+        readBeforeInstall(info.getFilePath());
+    }
+
+    /** Reads a compaction's output file on the compaction's thread, until level 0 turns urgent. */
+    void readBeforeInstall(String file) {
+        CacheFiller current = filler;
+        if (current == null) {
+            return;
+        }
+        byte[] stoppedAt = current.fill(file, FIRST_KEY, level0::urgent);
+        if (stoppedAt == null) {
+            warmedBeforeInstall.add(nameOf(file));
             filesWarmedBeforeInstall.incrementAndGet();
+        } else {
+            partlyWarmed.put(nameOf(file), stoppedAt);
         }
     }
 
@@ -163,19 +193,31 @@ final class NewTableWarmer extends AbstractEventListener {
 
     @Override
     public void onCompactionCompleted(RocksDB db, CompactionJobInfo info) {
-        List<String> cold = info.outputFiles().stream()
-                .filter(file -> !warmedBeforeInstall.remove(nameOf(file))).toList();
-        if (info.status().getCode() != Status.Code.Ok) {
-            return;
-        }
-        level0.compacted(info.inputFiles(), info.outputFiles(), info.outputLevel());
-        if (cold.isEmpty() && !info.outputFiles().isEmpty()) {
-            warmedJobs.incrementAndGet();
-            return;
-        }
         long rawBytes = 0;
         for (TableProperties table : info.tableProperties().values()) {
             rawBytes += table.getRawKeySize() + table.getRawValueSize();
+        }
+        compacted(info.inputFiles(), info.outputFiles(), info.outputLevel(), rawBytes,
+                info.status().getCode() == Status.Code.Ok);
+    }
+
+    /**
+     * A compaction ended ({@code installed}: its outputs replaced its inputs): the outputs not read before, or read
+     * part way, are read into the cache on this warmer's thread, each from where its earlier read stopped.
+     */
+    void compacted(List<String> inputs, List<String> outputs, int outputLevel, long rawBytes, boolean installed) {
+        List<TableRead> cold = outputs.stream()
+                .filter(file -> !warmedBeforeInstall.remove(nameOf(file)))
+                .map(file -> new TableRead(file, partlyWarmed.getOrDefault(nameOf(file), FIRST_KEY)))
+                .toList();
+        outputs.forEach(file -> partlyWarmed.remove(nameOf(file)));
+        if (!installed) {
+            return;
+        }
+        level0.compacted(inputs, outputs, outputLevel);
+        if (cold.isEmpty() && !outputs.isEmpty()) {
+            warmedJobs.incrementAndGet();
+            return;
         }
         submit(cold, rawBytes);
     }
@@ -185,7 +227,11 @@ final class NewTableWarmer extends AbstractEventListener {
         return Path.of(file).getFileName().toString();
     }
 
-    private void submit(List<String> files, long rawBytes) {
+    /** A table file to read into the cache, from {@code fromKey} on. */
+    private record TableRead(String file, byte[] fromKey) {
+    }
+
+    private void submit(List<TableRead> files, long rawBytes) {
         if (filler == null || unavailable || files.isEmpty() || thread.isShutdown()) {
             return;
         }
@@ -195,9 +241,15 @@ final class NewTableWarmer extends AbstractEventListener {
         }
         thread.execute(() -> {
             CacheFiller current = filler;
-            if (!unavailable && current != null && current.fill(files, () -> false)) {
-                warmedJobs.incrementAndGet();
+            if (unavailable || current == null) {
+                return;
             }
+            for (TableRead table : files) {
+                if (current.fill(table.file(), table.fromKey(), () -> false) != null) {
+                    return; // the store is closing
+                }
+            }
+            warmedJobs.incrementAndGet();
         });
     }
 

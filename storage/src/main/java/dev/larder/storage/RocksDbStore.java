@@ -228,39 +228,39 @@ public final class RocksDbStore implements Store, StoreStats {
     }
 
     /**
-     * Reads every block of the given table files through this store's block cache (an {@link SstFileReader} with
-     * the store's own table options: a cached block is named by the file's identity recorded in its properties, not
-     * by the reader, so the database's lookups find them). Called on the warmer's thread; it only tries for a read
-     * stamp, and stops within 4096 keys once {@link #close()} has begun, which waits for it, or {@code stop} is true.
+     * Reads every block of a table file from {@code fromKey} on (empty: from the first) through this store's block
+     * cache (an {@link SstFileReader} with the store's own table options: a cached block is named by the file's
+     * identity recorded in its properties, not by the reader, so the database's lookups find them). Returns null once
+     * it has read to the end (or the file is gone), else the key to resume from. Called on the warmer's and on
+     * compaction threads; it only tries for a read stamp, and stops within 4096 keys once {@link #close()} has begun,
+     * which waits for it, or {@code stop} is true.
      */
-    private boolean readIntoBlockCache(List<String> tableFiles, BooleanSupplier stop) {
+    byte[] readIntoBlockCache(String tableFile, byte[] fromKey, BooleanSupplier stop) {
         if (closing) {
-            return false;
+            return fromKey;
         }
         long stamp = lifecycle.tryReadLock();
         if (stamp == 0) {
-            return false;
+            return fromKey;
         }
-        try (ReadOptions read = new ReadOptions()) {
-            for (String file : tableFiles) {
-                if (closed || closing || stop.getAsBoolean()) {
-                    return false;
-                }
-                try (SstFileReader reader = new SstFileReader(options)) {
-                    reader.open(file);
-                    try (SstFileReaderIterator blocks = reader.newIterator(read)) {
-                        long keys = 0;
-                        for (blocks.seekToFirst(); blocks.isValid(); blocks.next()) {
-                            if ((++keys & 4095) == 0 && (closing || stop.getAsBoolean())) {
-                                return false;
-                            }
-                        }
+        try (ReadOptions read = new ReadOptions();
+                SstFileReader reader = new SstFileReader(options)) {
+            if (closed || stop.getAsBoolean()) {
+                return fromKey;
+            }
+            reader.open(tableFile);
+            try (SstFileReaderIterator blocks = reader.newIterator(read)) {
+                long keys = 0;
+                for (blocks.seek(fromKey); blocks.isValid(); blocks.next()) {
+                    if ((++keys & 4095) == 0 && (closing || stop.getAsBoolean())) {
+                        return blocks.key();
                     }
-                } catch (RocksDBException e) {
-                    // A later compaction may have deleted the file already: nothing left to warm.
                 }
             }
-            return true;
+            return null;
+        } catch (RocksDBException e) {
+            // A later compaction may have deleted the file already: nothing left to warm.
+            return null;
         } finally {
             lifecycle.unlockRead(stamp);
         }

@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -119,6 +120,45 @@ class RocksDbStoreTest {
         assertTrue(store.tableWarmups()[2] >= 1, "no output file was read before the compaction installed it");
         assertTrue(lookupMisses(false, 4, true) > 0, "without warming the lookups must miss (else the first "
                 + "assertion proves nothing)");
+    }
+
+    @Test
+    void aReadIntoTheBlockCacheStoppedPartWayGoesOnFromTheKeyItStoppedAt() throws Exception {
+        store.close();
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("resume"), 64 << 20, 0, false, true, true,
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, false));
+        int keys = 20_000;
+        for (int i = 0; i < keys; i++) {
+            store.put(b(String.format("key%08d", i)), b("value-" + i + "-".repeat(40)));
+        }
+        store.flushMemtables();
+        String table;
+        try (var files = Files.list(dir.resolve("resume"))) {
+            table = files.map(Path::toString).filter(name -> name.endsWith(".sst")).findFirst().orElseThrow();
+        }
+
+        long addsBefore = store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow();
+        // Asked before the read begins and then every 4096 keys: it stops after the first 4096.
+        AtomicInteger stopChecks = new AtomicInteger();
+        byte[] stoppedAt = store.readIntoBlockCache(table, NewTableWarmer.FIRST_KEY,
+                () -> stopChecks.incrementAndGet() > 1);
+        long addsFirst = store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow() - addsBefore;
+        assertTrue(stoppedAt != null && new String(stoppedAt, UTF_8).compareTo("key00000000") > 0,
+                "a stopped read names where it stopped");
+        assertTrue(addsFirst > 0, "the first part was not read");
+
+        long hitsBefore = store.ticker("BLOCK_CACHE_DATA_HIT").orElseThrow();
+        assertNull(store.readIntoBlockCache(table, stoppedAt, () -> false), "the rest was not read to the end");
+        // Only the block holding the stop key is read again; from the first key it would be every block read before.
+        assertTrue(store.ticker("BLOCK_CACHE_DATA_HIT").orElseThrow() - hitsBefore <= 1,
+                "the resumed read went over the first part again");
+
+        long missesBefore = store.ticker("BLOCK_CACHE_DATA_MISS").orElseThrow();
+        for (int i = 0; i < keys; i++) {
+            assertArrayEquals(b("value-" + i + "-".repeat(40)), store.get(b(String.format("key%08d", i))));
+        }
+        assertEquals(0, store.ticker("BLOCK_CACHE_DATA_MISS").orElseThrow() - missesBefore,
+                "a block of the file was left out between the two reads");
     }
 
     @Test
