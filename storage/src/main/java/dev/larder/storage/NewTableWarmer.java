@@ -46,7 +46,7 @@ import org.rocksdb.TableProperties;
  * of the trigger on a compaction is never held: a wait ends, no read starts there, and a read under way stops, since a
  * read begun in a read phase took 17-50 s at nice 19 and ran on into the next write phase (docs/performance.md,
  * "Session 52": level 0 at 30-32 files). The rest of the file is read after installation, from the key where the read
- * stopped: begun again from the first key, that read went over the 78-89% already cached while lookups missed the rest
+ * stopped: begun again from the first key, that read went over the 75-89% already cached while lookups missed the rest
  * for seconds into the next read phase ("Session 77"). The wait used to end at the next flush
  * instead, and a compaction that ended late in a write phase was then installed cold just before the read phase that
  * followed (p99 252-268 ms there: "Session 61"). A flush's file is always read after it, on a thread of its own:

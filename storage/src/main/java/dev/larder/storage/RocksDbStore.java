@@ -243,17 +243,19 @@ public final class RocksDbStore implements Store, StoreStats {
         if (stamp == 0) {
             return fromKey;
         }
-        try (ReadOptions read = new ReadOptions();
-                SstFileReader reader = new SstFileReader(options)) {
+        try (ReadOptions read = new ReadOptions()) {
+            // Checked before the reader is made: once closed, the options it would be made from are released.
             if (closed || stop.getAsBoolean()) {
                 return fromKey;
             }
-            reader.open(tableFile);
-            try (SstFileReaderIterator blocks = reader.newIterator(read)) {
-                long keys = 0;
-                for (blocks.seek(fromKey); blocks.isValid(); blocks.next()) {
-                    if ((++keys & 4095) == 0 && (closing || stop.getAsBoolean())) {
-                        return blocks.key();
+            try (SstFileReader reader = new SstFileReader(options)) {
+                reader.open(tableFile);
+                try (SstFileReaderIterator blocks = reader.newIterator(read)) {
+                    long keys = 0;
+                    for (blocks.seek(fromKey); blocks.isValid(); blocks.next()) {
+                        if ((++keys & 4095) == 0 && (closing || stop.getAsBoolean())) {
+                            return blocks.key();
+                        }
                     }
                 }
             }
