@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.CompactionJobInfo;
 import org.rocksdb.FlushJobInfo;
@@ -193,24 +195,33 @@ final class NewTableWarmer extends AbstractEventListener {
 
     @Override
     public void onCompactionCompleted(RocksDB db, CompactionJobInfo info) {
+        compacted(info.inputFiles(), info.outputFiles(), info.outputLevel(), () -> rawBytesOf(info),
+                info.status().getCode() == Status.Code.Ok);
+    }
+
+    // Each table's properties come through JNI: asked for only when some output is left to read.
+    private static long rawBytesOf(CompactionJobInfo info) {
         long rawBytes = 0;
         for (TableProperties table : info.tableProperties().values()) {
             rawBytes += table.getRawKeySize() + table.getRawValueSize();
         }
-        compacted(info.inputFiles(), info.outputFiles(), info.outputLevel(), rawBytes,
-                info.status().getCode() == Status.Code.Ok);
+        return rawBytes;
     }
 
     /**
      * A compaction ended ({@code installed}: its outputs replaced its inputs): the outputs not read before, or read
      * part way, are read into the cache on this warmer's thread, each from where its earlier read stopped.
      */
-    void compacted(List<String> inputs, List<String> outputs, int outputLevel, long rawBytes, boolean installed) {
-        List<TableRead> cold = outputs.stream()
-                .filter(file -> !warmedBeforeInstall.remove(nameOf(file)))
-                .map(file -> new TableRead(file, partlyWarmed.getOrDefault(nameOf(file), FIRST_KEY)))
-                .toList();
-        outputs.forEach(file -> partlyWarmed.remove(nameOf(file)));
+    void compacted(List<String> inputs, List<String> outputs, int outputLevel, LongSupplier rawBytes,
+            boolean installed) {
+        List<TableRead> cold = new ArrayList<>();
+        for (String file : outputs) {
+            String name = nameOf(file);
+            byte[] stoppedAt = partlyWarmed.remove(name);
+            if (!warmedBeforeInstall.remove(name)) {
+                cold.add(new TableRead(file, stoppedAt == null ? FIRST_KEY : stoppedAt));
+            }
+        }
         if (!installed) {
             return;
         }
@@ -219,7 +230,7 @@ final class NewTableWarmer extends AbstractEventListener {
             warmedJobs.incrementAndGet();
             return;
         }
-        submit(cold, rawBytes);
+        submit(cold, rawBytes.getAsLong());
     }
 
     // Events name a file by its full path or by the database directory and its name; the name alone is unique.
