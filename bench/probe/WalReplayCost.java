@@ -16,7 +16,7 @@ public class WalReplayCost {
         Path dir = Path.of(args[1]);
         int memtables = Integer.parseInt(args[2]);
         StoreOptions options = new StoreOptions(dir, 256L << 20, 0, false, true, true,
-                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, false, memtables);
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, TableWarming.OFF, memtables);
         if (args[0].equals("fill")) {
             RocksDbStore store = RocksDbStore.open(options);
             long[] acked = {-1};

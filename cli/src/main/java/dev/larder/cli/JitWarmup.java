@@ -197,7 +197,7 @@ final class JitWarmup {
             throws IOException {
         StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
                 storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground(),
-                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, true, StoreOptions.DEFAULT_MEMTABLES,
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, storeOptions.tableWarming(), StoreOptions.DEFAULT_MEMTABLES,
                 storeOptions.blockCacheType(), storeOptions.blockSizeBytes());
         // Windows rotate every 20 s of wall time (a third of the registry's step): at this speed, every 0.3 s of
         // the warm-up, so the rotation is compiled as a branch taken.

@@ -28,6 +28,7 @@ import dev.larder.storage.BlockCacheType;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreException;
 import dev.larder.storage.StoreOptions;
+import dev.larder.storage.TableWarming;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import com.sun.management.VMOption;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -264,12 +265,17 @@ public final class ServeCommand implements Callable<Integer> {
                     + "than it has event loops, as when pinned to one core (default: ${DEFAULT-VALUE}).")
     MissReads missReads;
 
-    @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-true}",
-            fallbackValue = "true", arity = "0..1",
-            description = "Right after a flush or a compaction, read the table files it wrote into the block cache "
-                    + "(on a thread of its own at nice 19), so the reads after a write phase do not all miss the cache "
-                    + "at once; outputs larger than half of --block-cache are skipped (default: ${DEFAULT-VALUE}).")
-    boolean warmNewTables;
+    // read-back, not as-written: caching a flush's blocks as it writes them doubled its CPU, and at nice 19 on a busy
+    // core RocksDB then stopped writes (docs/performance.md, "Session 78").
+    @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-read-back}",
+            fallbackValue = "read-back", arity = "0..1", converter = TableWarmingConverter.class,
+            description = "How a flush's or a compaction's new table files get into the block cache, so the reads "
+                    + "after a write phase do not all miss it at once: read-back (a compaction's files are read on "
+                    + "its own thread before it installs them, a flush's after it, on a thread of its own at nice 19; "
+                    + "outputs larger than half of --block-cache are skipped), as-written (RocksDB caches each block "
+                    + "as a flush or compaction writes it: less CPU in all, but more on the flush, which writes wait "
+                    + "for) or off; true and false mean read-back and off (default: ${DEFAULT-VALUE}).")
+    TableWarming tableWarming;
 
     @Option(names = "--warmup-requests", defaultValue = "${env:LARDER_WARMUP_REQUESTS:-60000}",
             description = "Before listening, send this many requests of every kind (PUT, GET, range, DELETE, errors) "
@@ -397,7 +403,7 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         store.walRecoveryWarning().ifPresent(warning -> log.warn("recovery: {}", warning));
-        if (warmNewTables && !store.warmsNewTables()) {
+        if (tableWarming != TableWarming.OFF && !store.warmsNewTables()) {
             log.warn("--warm-new-tables: off, because the warming thread's priority could not be lowered to nice 19 "
                     + "with renice (util-linux); at normal priority it would compete with the event loops");
         }
@@ -467,14 +473,14 @@ public final class ServeCommand implements Callable<Integer> {
         ReloadSignal.install(reloader::reloadAll);
         exposure.warning().ifPresent(warning -> log.warn("SECURITY WARNING: {}", warning));
         log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB block-cache-type={} "
-                        + "block-size={} row-cache={}MiB memtables={}x{}MiB jit-uncommon-traps={} young-gen={} "
-                        + "tenuring={}",
+                        + "block-size={} row-cache={}MiB memtables={}x{}MiB warm-new-tables={} jit-uncommon-traps={} "
+                        + "young-gen={} tenuring={}",
                 server.describe(), admin != null ? admin.describe() : "admin off (--admin-port 0)",
                 metrics ? "on" : "off (--metrics=false)",
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
                 dataDir.toAbsolutePath().normalize(), blockCache >> 20, blockCacheType.flag(),
                 blockSize % 1024 == 0 ? (blockSize >> 10) + "KiB" : blockSize + "B", rowCache >> 20,
-                memtableCount(), writeBuffer >> 20,
+                memtableCount(), writeBuffer >> 20, tableWarming.flag(),
                 UncommonTraps.ofThisJvm(), youngGeneration(), tenuring());
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
@@ -531,7 +537,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     StoreOptions storeOptions() {
         return new StoreOptions(dataDir, blockCache, rowCache, sync, true,
-                backgroundPriority == BackgroundPriority.low, writeBuffer, warmNewTables, memtableCount(),
+                backgroundPriority == BackgroundPriority.low, writeBuffer, tableWarming, memtableCount(),
                 blockCacheType, blockSize);
     }
 
@@ -601,6 +607,13 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** Values of {@code --background-priority}, spelled as the flag takes them. */
     enum BackgroundPriority { low, normal }
+
+    static final class TableWarmingConverter implements picocli.CommandLine.ITypeConverter<TableWarming> {
+        @Override
+        public TableWarming convert(String value) {
+            return TableWarming.fromFlag(value);
+        }
+    }
 
     static final class BlockCacheTypeConverter implements picocli.CommandLine.ITypeConverter<BlockCacheType> {
         @Override

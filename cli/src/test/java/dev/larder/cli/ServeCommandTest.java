@@ -1,7 +1,6 @@
 package dev.larder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.server.config.ForegroundPolicy;
@@ -17,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import dev.larder.storage.BlockCacheType;
 import dev.larder.storage.StoreOptions;
+import dev.larder.storage.TableWarming;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -126,13 +126,25 @@ class ServeCommandTest {
     }
 
     @Test
-    void newTablesAreWarmedUnlessTurnedOff() {
-        ServeCommand defaults = (ServeCommand) Larder.commandLine().parseArgs("serve").subcommand().commandSpec()
+    void newTablesAreReadBackByDefaultAndTheOldBooleanValuesStillMeanOnAndOff() {
+        assertEquals(TableWarming.READ_BACK, warmingOf());
+        assertEquals(TableWarming.READ_BACK, warmingOf("--warm-new-tables"));
+        assertEquals(TableWarming.READ_BACK, warmingOf("--warm-new-tables", "true"));
+        assertEquals(TableWarming.AS_WRITTEN, warmingOf("--warm-new-tables", "as-written"));
+        assertEquals(TableWarming.OFF, warmingOf("--warm-new-tables", "off"));
+        assertEquals(TableWarming.OFF, warmingOf("--warm-new-tables", "false"));
+        Run bad = execute("serve", "--warm-new-tables", "sometimes");
+        assertEquals(2, bad.status());
+        assertTrue(bad.err().contains("expected one of read-back, as-written, off but was 'sometimes'"), bad.err());
+    }
+
+    private static TableWarming warmingOf(String... flags) {
+        String[] args = new String[flags.length + 1];
+        args[0] = "serve";
+        System.arraycopy(flags, 0, args, 1, flags.length);
+        ServeCommand serve = (ServeCommand) Larder.commandLine().parseArgs(args).subcommand().commandSpec()
                 .userObject();
-        assertTrue(defaults.storeOptions().warmNewTables());
-        ServeCommand off = (ServeCommand) Larder.commandLine().parseArgs("serve", "--warm-new-tables", "false")
-                .subcommand().commandSpec().userObject();
-        assertFalse(off.storeOptions().warmNewTables());
+        return serve.storeOptions().tableWarming();
     }
 
     @Test

@@ -83,6 +83,8 @@ public final class RocksDbStore implements Store, StoreStats {
     private final Cache blockCache;
     private final LRUCache rowCache;
     private final BloomFilter bloomFilter;
+    private final TableWarming tableWarming;
+    /** Only with {@link TableWarming#READ_BACK}. */
     private final NewTableWarmer warmer;
     private final Options options;
     private final WriteOptions writeOptions;
@@ -182,8 +184,9 @@ public final class RocksDbStore implements Store, StoreStats {
         if (statistics != null) {
             options.setStatistics(statistics);
         }
+        tableWarming = storeOptions.tableWarming();
         // Half the block cache at most, so warming one compaction's output never evicts most of what is in use.
-        warmer = storeOptions.warmNewTables()
+        warmer = tableWarming == TableWarming.READ_BACK
                 ? new NewTableWarmer(storeOptions.blockCacheBytes() / 2, storeOptions.yieldingBackground(),
                         options.level0SlowdownWritesTrigger()) : null;
         if (warmer != null) {
@@ -224,6 +227,15 @@ public final class RocksDbStore implements Store, StoreStats {
         }
         if (warmer != null) {
             warmer.start(this::readIntoBlockCache);
+        }
+        if (tableWarming == TableWarming.AS_WRITTEN) {
+            try {
+                BlockCachePrepopulation.enableForFlushesAndCompactions(db);
+            } catch (RocksDBException | RuntimeException e) {
+                db.close();
+                releaseOptions();
+                throw e;
+            }
         }
     }
 
@@ -278,11 +290,11 @@ public final class RocksDbStore implements Store, StoreStats {
     }
 
     /**
-     * Whether new table files are being read into the block cache: false when turned off, or when the warming
-     * thread's priority could not be lowered to nice 19 (then it does not run: see {@link NewTableWarmer}).
+     * Whether new table files get into the block cache: false when turned off, or when the read-back warming thread's
+     * priority could not be lowered to nice 19 (then it does not run: see {@link NewTableWarmer}).
      */
     public boolean warmsNewTables() {
-        return warmer != null && !warmer.unavailable();
+        return tableWarming == TableWarming.AS_WRITTEN || warmer != null && !warmer.unavailable();
     }
 
     /**

@@ -20,9 +20,8 @@ import java.util.Objects;
  * @param writeBufferBytes  size of one memtable: once full it is flushed to an SST file and a new write-ahead log
  *                          begins, so it bounds the memtable memory and sets how often flushes (and, four
  *                          flushes later, compactions) happen
- * @param warmNewTables     read each flush's and compaction's output files into the block cache right after it
- *                          finishes (on a thread of its own, at nice 19 when {@code yieldingBackground}), so the lookups after a write phase do not all
- *                          miss at once; outputs larger than half the block cache are left alone
+ * @param tableWarming      how a flush's and a compaction's output files get into the block cache, so the lookups
+ *                          after a write phase do not all miss at once
  * @param memtables         how many memtables of {@code writeBufferBytes} may exist at once: one taking writes, the
  *                          others full and waiting for their flush; when all are full RocksDB stops every write until
  *                          a flush is done. Memtable memory is at most {@code memtables * writeBufferBytes}
@@ -32,7 +31,7 @@ import java.util.Objects;
  */
 public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                            boolean statistics, boolean yieldingBackground, long writeBufferBytes,
-                           boolean warmNewTables, int memtables, BlockCacheType blockCacheType,
+                           TableWarming tableWarming, int memtables, BlockCacheType blockCacheType,
                            long blockSizeBytes) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
@@ -54,6 +53,8 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
     /** Below this RocksDB spends its time flushing tiny files; 64 KiB is what its own tests go down to. */
     public static final long MIN_WRITE_BUFFER_BYTES = 64L << 10;
 
+    /** Not {@link TableWarming#AS_WRITTEN}: see there why (docs/performance.md, "Session 78"). */
+    public static final TableWarming DEFAULT_TABLE_WARMING = TableWarming.READ_BACK;
     public static final BlockCacheType DEFAULT_BLOCK_CACHE_TYPE = BlockCacheType.HYPER_CLOCK;
     /** RocksDB's default; see {@link RocksDbStore} for why it is not larger (docs/performance.md, "Session 7"). */
     public static final long DEFAULT_BLOCK_SIZE_BYTES = 4L << 10;
@@ -65,6 +66,7 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
     public StoreOptions {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(blockCacheType, "blockCacheType");
+        Objects.requireNonNull(tableWarming, "tableWarming");
         if (blockCacheBytes < 0) {
             throw new IllegalArgumentException("blockCacheBytes: " + blockCacheBytes + " (expected: >= 0)");
         }
@@ -87,32 +89,32 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
     /** With {@value #DEFAULT_BLOCK_SIZE_BYTES}-byte data blocks. */
     public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                         boolean statistics, boolean yieldingBackground, long writeBufferBytes,
-                        boolean warmNewTables, int memtables, BlockCacheType blockCacheType) {
+                        TableWarming tableWarming, int memtables, BlockCacheType blockCacheType) {
         this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground, writeBufferBytes,
-                warmNewTables, memtables, blockCacheType, DEFAULT_BLOCK_SIZE_BYTES);
+                tableWarming, memtables, blockCacheType, DEFAULT_BLOCK_SIZE_BYTES);
     }
 
     /** With the default block cache type ({@link #DEFAULT_BLOCK_CACHE_TYPE}). */
     public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                         boolean statistics, boolean yieldingBackground, long writeBufferBytes,
-                        boolean warmNewTables, int memtables) {
+                        TableWarming tableWarming, int memtables) {
         this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground, writeBufferBytes,
-                warmNewTables, memtables, DEFAULT_BLOCK_CACHE_TYPE);
+                tableWarming, memtables, DEFAULT_BLOCK_CACHE_TYPE);
     }
 
     /** With {@value #DEFAULT_MEMTABLES} memtables. */
     public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                         boolean statistics, boolean yieldingBackground, long writeBufferBytes,
-                        boolean warmNewTables) {
+                        TableWarming tableWarming) {
         this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground, writeBufferBytes,
-                warmNewTables, DEFAULT_MEMTABLES);
+                tableWarming, DEFAULT_MEMTABLES);
     }
 
-    /** Warming new table files into the block cache, as {@code larder serve} does by default. */
+    /** New table files warmed into the block cache as {@code larder serve} does by default. */
     public StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheBytes, boolean syncWrites,
                         boolean statistics, boolean yieldingBackground, long writeBufferBytes) {
         this(dataDir, blockCacheBytes, rowCacheBytes, syncWrites, statistics, yieldingBackground, writeBufferBytes,
-                true);
+                DEFAULT_TABLE_WARMING);
     }
 
     /** With the default write buffer ({@value #DEFAULT_WRITE_BUFFER_BYTES} bytes). */
@@ -124,8 +126,8 @@ public record StoreOptions(Path dataDir, long blockCacheBytes, long rowCacheByte
 
     /**
      * Defaults for {@code dataDir}: 128 MiB block cache, no row cache, WAL without fsync, statistics on,
-     * background work yielding to the foreground, four memtables of 32 MiB, new table files warmed into the block
-     * cache, the block cache a {@link BlockCacheType#HYPER_CLOCK} one.
+     * background work yielding to the foreground, four memtables of 32 MiB, new table files read back into the
+     * block cache, the block cache a {@link BlockCacheType#HYPER_CLOCK} one.
      */
     public static StoreOptions defaults(Path dataDir) {
         return new StoreOptions(dataDir, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_ROW_CACHE_BYTES, false, true, true);

@@ -115,18 +115,45 @@ class RocksDbStoreTest {
     }
 
     @Test
+    void asWrittenACompactionsAndAFlushsBlocksAreCachedByRocksDbWithNoThreadReadingThemBack() throws Exception {
+        assertEquals(TableWarming.READ_BACK, StoreOptions.DEFAULT_TABLE_WARMING);
+        assertEquals(0, lookupMisses(TableWarming.AS_WRITTEN, 4, true), "data-block misses after a compaction");
+        assertTrue(store.warmsNewTables());
+        assertArrayEquals(new long[] {0, 0, 0}, store.tableWarmups(), "the read-back warmer ran");
+        assertTrue(niceOfThreads("larder-warmer").isEmpty(), "a read-back warming thread was started");
+        assertEquals("kFlushAndCompaction", prepopulationInOptionsFile(dir.resolve("warm-AS_WRITTEN4true")));
+        assertEquals(0, lookupMisses(TableWarming.AS_WRITTEN, 1, false), "data-block misses after a flush");
+        assertTrue(lookupMisses(TableWarming.OFF, 4, true) > 0, "without warming the lookups must miss (else the "
+                + "assertions above prove nothing)");
+        assertEquals("kDisable", prepopulationInOptionsFile(dir.resolve("warm-OFF4true")));
+    }
+
+    /** {@code prepopulate_block_cache} as RocksDB last wrote its options file (it writes one on every change). */
+    private static String prepopulationInOptionsFile(Path db) throws Exception {
+        Path newest;
+        try (var files = Files.list(db)) {
+            newest = files.filter(file -> file.getFileName().toString().startsWith("OPTIONS-"))
+                    .max(java.util.Comparator.comparingLong(file -> Long.parseLong(
+                            file.getFileName().toString().substring("OPTIONS-".length())))).orElseThrow();
+        }
+        return Files.readAllLines(newest).stream().map(String::trim)
+                .filter(line -> line.startsWith("prepopulate_block_cache=")).findFirst().orElseThrow()
+                .substring("prepopulate_block_cache=".length());
+    }
+
+    @Test
     void aCompactionsOutputIsReadIntoTheBlockCacheBeforeItIsInstalledSoLookupsRightAfterItHit() throws Exception {
-        assertEquals(0, lookupMisses(true, 4, true), "data-block misses with warming");
+        assertEquals(0, lookupMisses(TableWarming.READ_BACK, 4, true), "data-block misses with warming");
         assertTrue(store.tableWarmups()[2] >= 1, "no output file was read before the compaction installed it");
-        assertTrue(lookupMisses(false, 4, true) > 0, "without warming the lookups must miss (else the first "
-                + "assertion proves nothing)");
+        assertTrue(lookupMisses(TableWarming.OFF, 4, true) > 0, "without warming the lookups must miss (else the "
+                + "first assertion proves nothing)");
     }
 
     @Test
     void aReadIntoTheBlockCacheStoppedPartWayGoesOnFromTheKeyItStoppedAt() throws Exception {
         store.close();
         store = RocksDbStore.open(new StoreOptions(dir.resolve("resume"), 64 << 20, 0, false, true, true,
-                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, false));
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, TableWarming.OFF));
         int keys = 20_000;
         for (int i = 0; i < keys; i++) {
             store.put(b(String.format("key%08d", i)), b("value-" + i + "-".repeat(40)));
@@ -163,16 +190,16 @@ class RocksDbStoreTest {
 
     @Test
     void aFlushsOutputIsReadIntoTheBlockCacheSoLookupsAfterItHit() throws Exception {
-        assertEquals(0, lookupMisses(true, 1, false), "data-block misses with warming");
+        assertEquals(0, lookupMisses(TableWarming.READ_BACK, 1, false), "data-block misses with warming");
         assertEquals(0, store.tableWarmups()[2], "a flush was held up to read its file");
-        assertTrue(lookupMisses(false, 1, false) > 0, "without warming the lookups must miss");
+        assertTrue(lookupMisses(TableWarming.OFF, 1, false) > 0, "without warming the lookups must miss");
     }
 
     /** Writes table files (then compacts them into one), looks every key up: the block cache's data misses. */
-    private long lookupMisses(boolean warm, int files, boolean compact) throws Exception {
+    private long lookupMisses(TableWarming warming, int files, boolean compact) throws Exception {
         store.close();
-        store = RocksDbStore.open(new StoreOptions(dir.resolve("warm-" + warm + files + compact), 64 << 20, 0,
-                false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, warm));
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("warm-" + warming + files + compact), 64 << 20, 0,
+                false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, warming));
         int keys = 20_000;
         for (int file = 0; file < files; file++) {
             for (int i = file; i < keys; i += files) {
@@ -181,9 +208,10 @@ class RocksDbStoreTest {
             store.flushMemtables();
         }
         // A flush's output is read on the warmer's own thread, after the flush has finished.
-        waitUntil(() -> !warm || store.tableWarmups()[0] >= files, 10);
+        waitUntil(() -> warming != TableWarming.READ_BACK || store.tableWarmups()[0] >= files, 10);
         if (compact) {
-            // A compaction's output is read on the compaction's thread before it is installed: no waiting.
+            // A compaction's output is cached as written, or read on the compaction's thread before it is installed:
+            // no waiting either way.
             store.compactAll();
         }
         long before = store.ticker("BLOCK_CACHE_DATA_MISS").orElseThrow();
@@ -195,7 +223,7 @@ class RocksDbStoreTest {
 
     @Test
     void newTablesAreWarmedOnAThreadOfTheirOwnAtTheLowestCpuPriority() throws Exception {
-        assertEquals(0, lookupMisses(true, 1, false));
+        assertEquals(0, lookupMisses(TableWarming.READ_BACK, 1, false));
         assertTrue(store.warmsNewTables());
         List<Integer> niceOfWarmers = niceOfThreads("larder-warmer");
         assertFalse(niceOfWarmers.isEmpty(), "no warming thread");
@@ -223,7 +251,8 @@ class RocksDbStoreTest {
     @Test
     void newTablesLargerThanHalfTheBlockCacheAreLeftCold() throws Exception {
         store.close();
-        store = RocksDbStore.open(new StoreOptions(dir.resolve("small-cache"), 64 << 10, 0, false, true, true));
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("small-cache"), 64 << 10, 0, false, true, true,
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, TableWarming.READ_BACK));
         for (int file = 0; file < 2; file++) {
             for (int i = file; i < 4000; i += 2) {
                 store.put(b(String.format("key%08d", i)), b("v".repeat(100)));
@@ -294,7 +323,7 @@ class RocksDbStoreTest {
     void writesGoOnWithoutWaitingPastRocksDbsLevelZeroStopTrigger() {
         store.close();
         store = RocksDbStore.open(new StoreOptions(dir.resolve("level0"), 8 << 20, 0, false, true, true, 64 << 10,
-                false, StoreOptions.DEFAULT_MEMTABLES));
+                TableWarming.OFF, StoreOptions.DEFAULT_MEMTABLES));
         store.autoCompactions(false);
         for (int file = 0; file < 38; file++) {
             store.put(b("key" + file), b("v" + file)); // each flush of a one-key memtable is one level-0 file
@@ -316,7 +345,7 @@ class RocksDbStoreTest {
         store.close();
         int bufferBytes = 64 << 10;
         store = RocksDbStore.open(new StoreOptions(dir.resolve("lagging-flush-" + memtables), 8 << 20, 0, false, true,
-                true, bufferBytes, false, memtables));
+                true, bufferBytes, TableWarming.OFF, memtables));
         byte[] value = new byte[1024];
         store.pauseBackgroundWork(true);
         int written = 0;
@@ -380,7 +409,7 @@ class RocksDbStoreTest {
         for (BlockCacheType type : BlockCacheType.values()) {
             Path db = dir.resolve("cache-" + type.flag());
             reopen(new StoreOptions(db, 8 << 20, 0, false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES,
-                    false, StoreOptions.DEFAULT_MEMTABLES, type));
+                    TableWarming.OFF, StoreOptions.DEFAULT_MEMTABLES, type));
             for (int i = 0; i < 2000; i++) {
                 store.put(b("key" + i), b("value" + i));
             }
@@ -416,7 +445,7 @@ class RocksDbStoreTest {
         for (int s = 0; s < sizes.length; s++) {
             Path db = dir.resolve("blocks-" + sizes[s]);
             reopen(new StoreOptions(db, 64 << 20, 0, false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES,
-                    false, StoreOptions.DEFAULT_MEMTABLES, StoreOptions.DEFAULT_BLOCK_CACHE_TYPE, sizes[s]));
+                    TableWarming.OFF, StoreOptions.DEFAULT_MEMTABLES, StoreOptions.DEFAULT_BLOCK_CACHE_TYPE, sizes[s]));
             for (int i = 0; i < 20_000; i++) {
                 store.put(b("key" + i), b("value-" + i + "-" + "v".repeat(96)));
             }
@@ -433,11 +462,11 @@ class RocksDbStoreTest {
         assertTrue(adds[0] > 3 * adds[1] && adds[1] > 50, "4 KiB: " + adds[0] + " blocks, 16 KiB: " + adds[1]);
         assertEquals(4096, StoreOptions.defaults(dir).blockSizeBytes());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new StoreOptions(dir, 0, 0,
-                false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, false, StoreOptions.DEFAULT_MEMTABLES,
+                false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, TableWarming.OFF, StoreOptions.DEFAULT_MEMTABLES,
                 StoreOptions.DEFAULT_BLOCK_CACHE_TYPE, 512));
         assertEquals("block-size: 512 (expected: 1024 to 1048576 bytes)", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new StoreOptions(dir, 0, 0, false, true, true,
-                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, false, StoreOptions.DEFAULT_MEMTABLES,
+                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, TableWarming.OFF, StoreOptions.DEFAULT_MEMTABLES,
                 StoreOptions.DEFAULT_BLOCK_CACHE_TYPE, 2L << 20));
     }
 
@@ -627,7 +656,7 @@ class RocksDbStoreTest {
     void backgroundBusyWhileFlushesAndCompactionsRun() throws Exception {
         store.close();
         store = RocksDbStore.open(new StoreOptions(dir.resolve("busy"), 8 << 20, 0, false, true, false, 64 << 10,
-                false, StoreOptions.DEFAULT_MEMTABLES));
+                TableWarming.OFF, StoreOptions.DEFAULT_MEMTABLES));
         awaitIdle();
         store.autoCompactions(false);
         AtomicBoolean done = new AtomicBoolean();
