@@ -103,7 +103,7 @@ final class NewTableWarmer extends AbstractEventListener {
      * the tail, at most {@link #QUEUED_FLUSHES} of them (the oldest dropped: a later compaction has usually replaced
      * it). A compaction's cold output is the whole data set's lookups missing, a flush's file a few seconds of writes':
      * queued behind three flush files, a stopped read's rest began 4 s after the installation, and the read phase
-     * that followed began before it was done (the diagnostic run of "Session 77"; "Session 78").
+     * that followed began before it was done ("Session 78").
      */
     private final LinkedBlockingDeque<Runnable> queue = new LinkedBlockingDeque<>();
     /** Compactions' reads queued and not yet begun; a flush's read under way stops for them. */
