@@ -5,17 +5,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -77,7 +75,6 @@ final class NewTableWarmer extends AbstractEventListener {
     static final byte[] FIRST_KEY = new byte[0];
 
     private static final String THREAD_NAME = "larder-warmer";
-    private static final int QUEUED_FLUSHES = 4;
     /**
      * How long after the last flush level 0 still counts as filling up. In a write phase at 75% of capacity a 32 MiB
      * memtable was flushed every 2.3-4.9 s (docs/performance.md, "Session 52"); in a read phase flushes are rare.
@@ -98,16 +95,6 @@ final class NewTableWarmer extends AbstractEventListener {
     private final Map<String, byte[]> partlyWarmed = new ConcurrentHashMap<>();
     private final AtomicLong filesWarmedBeforeInstall = new AtomicLong();
     private final Level0Files level0;
-    /**
-     * The warmer's reads waiting for its thread: a compaction's outputs installed cold at the head, flushes' files at
-     * the tail, at most {@link #QUEUED_FLUSHES} of them (the oldest dropped: a later compaction has usually replaced
-     * it). A compaction's cold output is the whole data set's lookups missing, a flush's file a few seconds of writes':
-     * queued behind three flush files, a stopped read's rest began 4 s after the installation, and the read phase
-     * that followed began before it was done ("Session 78").
-     */
-    private final LinkedBlockingDeque<Runnable> queue = new LinkedBlockingDeque<>();
-    /** Compactions' reads queued and not yet begun; a flush's read under way stops for them. */
-    private final AtomicInteger compactionsWaiting = new AtomicInteger();
     private final ThreadPoolExecutor thread;
     private volatile CacheFiller filler;
     private volatile boolean unavailable;
@@ -124,13 +111,11 @@ final class NewTableWarmer extends AbstractEventListener {
         this.level0 = new Level0Files(Math.max(1, level0SlowdownTrigger / 2),
                 Math.max(1, level0SlowdownTrigger * 7 / 10), LEVEL0_FILLING, System::nanoTime);
         this.lowPriority = lowPriority;
-        this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, queue, runnable -> {
+        this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), runnable -> {
             Thread t = new Thread(runnable, THREAD_NAME);
             t.setDaemon(true);
             return t;
-        });
-        // Started now, so that reads put at the queue's head (not through execute) always find a thread to run them.
-        thread.prestartCoreThread();
+        }, new ThreadPoolExecutor.DiscardOldestPolicy());
     }
 
     /**
@@ -160,7 +145,7 @@ final class NewTableWarmer extends AbstractEventListener {
     /** A flush wrote {@code file} to level 0: it is read into the cache on this warmer's thread. */
     void flushed(String file, long rawBytes) {
         level0.flushed(file);
-        submit(List.of(new TableRead(file, FIRST_KEY)), rawBytes, false);
+        submit(List.of(new TableRead(file, FIRST_KEY)), rawBytes);
     }
 
     /**
@@ -245,7 +230,7 @@ final class NewTableWarmer extends AbstractEventListener {
             warmedJobs.incrementAndGet();
             return;
         }
-        submit(cold, rawBytes.getAsLong(), true);
+        submit(cold, rawBytes.getAsLong());
     }
 
     // Events name a file by its full path or by the database directory and its name; the name alone is unique.
@@ -257,45 +242,7 @@ final class NewTableWarmer extends AbstractEventListener {
     private record TableRead(String file, byte[] fromKey) {
     }
 
-    /** One job's files, read in order on the warmer's thread. */
-    private final class JobRead implements Runnable {
-        private final List<TableRead> files;
-        private final boolean flush;
-
-        JobRead(List<TableRead> files, boolean flush) {
-            this.files = files;
-            this.flush = flush;
-        }
-
-        @Override
-        public void run() {
-            if (!flush) {
-                compactionsWaiting.decrementAndGet();
-            }
-            CacheFiller current = filler;
-            if (unavailable || current == null) {
-                return;
-            }
-            // A flush's read gives way to a compaction's cold output: it stops, and its rest goes back in the queue.
-            BooleanSupplier giveWay = flush ? () -> compactionsWaiting.get() > 0 : () -> false;
-            for (int i = 0; i < files.size(); i++) {
-                TableRead table = files.get(i);
-                byte[] stoppedAt = current.fill(table.file(), table.fromKey(), giveWay);
-                if (stoppedAt != null) {
-                    if (flush && compactionsWaiting.get() > 0 && !thread.isShutdown()) {
-                        List<TableRead> rest = new ArrayList<>(files.subList(i, files.size()));
-                        rest.set(0, new TableRead(table.file(), stoppedAt));
-                        enqueue(new JobRead(rest, true));
-                    }
-                    return; // given way, or the store is closing
-                }
-            }
-            warmedJobs.incrementAndGet();
-        }
-    }
-
-    /** {@code compaction}: a compaction's outputs, read ahead of every flush's file waiting (see {@link #queue}). */
-    private void submit(List<TableRead> files, long rawBytes, boolean compaction) {
+    private void submit(List<TableRead> files, long rawBytes) {
         if (filler == null || unavailable || files.isEmpty() || thread.isShutdown()) {
             return;
         }
@@ -303,26 +250,18 @@ final class NewTableWarmer extends AbstractEventListener {
             skippedJobs.incrementAndGet();
             return;
         }
-        enqueue(new JobRead(files, !compaction));
-    }
-
-    private void enqueue(JobRead read) {
-        synchronized (queue) {
-            if (!read.flush) {
-                compactionsWaiting.incrementAndGet();
-                // Ahead of the other compactions' too: the newest replaced the most recent data.
-                queue.offerFirst(read);
+        thread.execute(() -> {
+            CacheFiller current = filler;
+            if (unavailable || current == null) {
                 return;
             }
-            long flushes = queue.stream().filter(task -> task instanceof JobRead job && job.flush).count();
-            for (Iterator<Runnable> oldest = queue.iterator(); flushes >= QUEUED_FLUSHES && oldest.hasNext(); ) {
-                if (oldest.next() instanceof JobRead job && job.flush) {
-                    oldest.remove();
-                    flushes--;
+            for (TableRead table : files) {
+                if (current.fill(table.file(), table.fromKey(), () -> false) != null) {
+                    return; // the store is closing
                 }
             }
-            queue.offerLast(read);
-        }
+            warmedJobs.incrementAndGet();
+        });
     }
 
     /**

@@ -2,13 +2,10 @@ package dev.larder.storage;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -80,34 +77,6 @@ class NewTableWarmerTest {
         awaitReads(1);
 
         assertEquals(List.of("/db/000047.sst from ''"), reads);
-    }
-
-    @Test
-    void aCompactionsColdOutputIsReadAheadOfQueuedFlushFilesAndAFlushReadUnderWayGivesWayToIt() throws Exception {
-        CountDownLatch firstFlushReading = new CountDownLatch(1);
-        warmer.start((file, fromKey, stop) -> {
-            reads.add(file + " from '" + new String(fromKey, UTF_8) + "'");
-            if (file.endsWith("000010.sst") && fromKey.length == 0) {
-                firstFlushReading.countDown();
-                // A long file: read until asked to stop (or 10 s, and the order below fails).
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (!stop.getAsBoolean() && System.nanoTime() < deadline) {
-                    Thread.onSpinWait();
-                }
-                return stop.getAsBoolean() ? "k".getBytes(UTF_8) : null;
-            }
-            return null;
-        });
-        warmer.flushed("/db/000010.sst", 1);
-        assertTrue(firstFlushReading.await(10, TimeUnit.SECONDS));
-        warmer.flushed("/db/000011.sst", 1);
-        warmer.flushed("/db/000012.sst", 1);
-        // Installed cold (never read before): it goes ahead of 11 and 12, and 10 stops for it.
-        warmer.compacted(List.of(), List.of("/db/000020.sst"), 6, () -> 1, true);
-        awaitReads(5);
-
-        assertEquals(List.of("/db/000010.sst from ''", "/db/000020.sst from ''", "/db/000011.sst from ''",
-                "/db/000012.sst from ''", "/db/000010.sst from 'k'"), reads);
     }
 
     /** Waits for the warmer's thread to have made {@code count} reads, then a little longer for any it should not. */
