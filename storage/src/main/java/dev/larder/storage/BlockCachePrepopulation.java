@@ -18,8 +18,8 @@ import org.rocksdb.RocksDBException;
  * to open with this class named in the error, rather than run cold.
  *
  * <p>It cannot be set for compactions alone, which is what would pay here: RocksDB offers only flushes, or flushes and
- * compactions, and a job takes its options when it is scheduled, so changing the option as each file is announced
- * (tried in session 78) reached no job in time.
+ * compactions, and changing the option as each compaction's file was announced (tried in session 78) did not reach
+ * the file being made, likely because a job keeps the options it was scheduled with.
  */
 final class BlockCachePrepopulation {
 
