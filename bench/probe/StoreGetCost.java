@@ -19,7 +19,8 @@ public class StoreGetCost {
         int keysPerFile = 320_000, space = Integer.getInteger("space", 3_000_000);
         boolean rowCache = args.length < 2 || !args[1].equals("norow");
         StoreOptions so = new StoreOptions(dir, Long.getLong("bc", 6026L) << 20, rowCache ? 64L << 20 : 0, false, true,
-                true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, StoreOptions.DEFAULT_TABLE_WARMING, StoreOptions.DEFAULT_MEMTABLES);
+                true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, StoreOptions.DEFAULT_TABLE_WARMING,
+                StoreOptions.DEFAULT_MEMTABLES);
         RocksDbStore store = RocksDbStore.open(so);
         // The string properties below have no long form, which is all RocksDbStore.property reads.
         Field f = RocksDbStore.class.getDeclaredField("db"); f.setAccessible(true);

@@ -26,7 +26,8 @@ class MemoryLookupTest {
 
     /** No row cache and no warming, so after a reopen a flushed key's data block is in no cache. */
     private StoreOptions coldOptions(Path path) {
-        return new StoreOptions(path, 8 << 20, 0, false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, TableWarming.OFF);
+        return new StoreOptions(path, 8 << 20, 0, false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES,
+                TableWarming.OFF);
     }
 
     @Test

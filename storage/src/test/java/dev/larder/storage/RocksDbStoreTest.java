@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -133,7 +134,7 @@ class RocksDbStoreTest {
         Path newest;
         try (var files = Files.list(db)) {
             newest = files.filter(file -> file.getFileName().toString().startsWith("OPTIONS-"))
-                    .max(java.util.Comparator.comparingLong(file -> Long.parseLong(
+                    .max(Comparator.comparingLong(file -> Long.parseLong(
                             file.getFileName().toString().substring("OPTIONS-".length())))).orElseThrow();
         }
         return Files.readAllLines(newest).stream().map(String::trim)
@@ -462,7 +463,8 @@ class RocksDbStoreTest {
         assertTrue(adds[0] > 3 * adds[1] && adds[1] > 50, "4 KiB: " + adds[0] + " blocks, 16 KiB: " + adds[1]);
         assertEquals(4096, StoreOptions.defaults(dir).blockSizeBytes());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new StoreOptions(dir, 0, 0,
-                false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, TableWarming.OFF, StoreOptions.DEFAULT_MEMTABLES,
+                false, true, true, StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, TableWarming.OFF,
+                StoreOptions.DEFAULT_MEMTABLES,
                 StoreOptions.DEFAULT_BLOCK_CACHE_TYPE, 512));
         assertEquals("block-size: 512 (expected: 1024 to 1048576 bytes)", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new StoreOptions(dir, 0, 0, false, true, true,
