@@ -29,7 +29,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
 import org.rocksdb.PerfLevel;
+import org.rocksdb.SstFileReader;
 
 /** The Store contract on a real RocksDB in a temporary directory. */
 class RocksDbStoreTest {
@@ -166,20 +168,24 @@ class RocksDbStoreTest {
         }
 
         long addsBefore = store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow();
-        // Asked before the read begins and then every 4096 keys: it stops after the first 4096.
+        // Asked before the read begins and then every 64 blocks, each loaded by one seek (the file's index gives
+        // where each block begins: DataBlockSeekKeys): it stops after exactly the first 64.
         AtomicInteger stopChecks = new AtomicInteger();
         byte[] stoppedAt = store.readIntoBlockCache(table, NewTableWarmer.FIRST_KEY,
                 () -> stopChecks.incrementAndGet() > 1);
         long addsFirst = store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow() - addsBefore;
         assertTrue(stoppedAt != null && new String(stoppedAt, UTF_8).compareTo("key00000000") > 0,
                 "a stopped read names where it stopped");
-        assertTrue(addsFirst > 0, "the first part was not read");
+        assertEquals(64, addsFirst, "the first part was not read a block per seek");
 
         long hitsBefore = store.ticker("BLOCK_CACHE_DATA_HIT").orElseThrow();
+        long addsBeforeRest = store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow();
         assertNull(store.readIntoBlockCache(table, stoppedAt, () -> false), "the rest was not read to the end");
         // Only the block holding the stop key is read again; from the first key it would be every block read before.
         assertTrue(store.ticker("BLOCK_CACHE_DATA_HIT").orElseThrow() - hitsBefore <= 1,
                 "the resumed read went over the first part again");
+        assertEquals(dataBlocks(table) - 64, store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow() - addsBeforeRest,
+                "the rest of the blocks, each once");
 
         long missesBefore = store.ticker("BLOCK_CACHE_DATA_MISS").orElseThrow();
         for (int i = 0; i < keys; i++) {
@@ -194,6 +200,13 @@ class RocksDbStoreTest {
         assertEquals(0, lookupMisses(TableWarming.READ_BACK, 1, false), "data-block misses with warming");
         assertEquals(0, store.tableWarmups()[2], "a flush was held up to read its file");
         assertTrue(lookupMisses(TableWarming.OFF, 1, false) > 0, "without warming the lookups must miss");
+    }
+
+    private static long dataBlocks(String table) throws Exception {
+        try (Options options = new Options(); SstFileReader reader = new SstFileReader(options)) {
+            reader.open(table);
+            return reader.getTableProperties().getNumDataBlocks();
+        }
     }
 
     /** Writes table files (then compacts them into one), looks every key up: the block cache's data misses. */
