@@ -17,7 +17,7 @@ import java.util.Optional;
  * the i-th key lands in the i-th data block, so a read that seeks to each in turn loads every data block once.
  *
  * <p>Why: {@link NewTableWarmer} reads each new table file into the block cache, and walking it key by key cost two
- * JNI calls per key, about 40 per 4 KiB block, where one seek per block loads the same blocks (docs/performance.md,
+ * JNI calls per key, about 50 per 4 KiB block, where one seek per block loads the same blocks (docs/performance.md,
  * "Session 80"). RocksJava does not give a table's block positions, so they come from the file: the footer names the
  * index block (up to format version 5 itself, from 6 through the metaindex block), whose i-th entry is a separator
  * {@code s} with {@code last key of block i <= s < first key of block i+1}. The user key just after {@code s}

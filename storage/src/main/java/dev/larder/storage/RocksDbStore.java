@@ -30,9 +30,9 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.SstFileReader;
 import org.rocksdb.SstFileReaderIterator;
 import org.rocksdb.Statistics;
-import org.rocksdb.TableProperties;
 import org.rocksdb.StatsLevel;
 import org.rocksdb.Status;
+import org.rocksdb.TableProperties;
 import org.rocksdb.TickerType;
 import org.rocksdb.WALRecoveryMode;
 import org.rocksdb.WriteBatch;
@@ -293,7 +293,7 @@ public final class RocksDbStore implements Store, StoreStats {
         }
         try {
             return DataBlockSeekKeys.read(Path.of(tableFile), table.getIndexKeyIsUserKey() != 0,
-                            table.getIndexValueIsDeltaEncoded() != 0)
+                    table.getIndexValueIsDeltaEncoded() != 0)
                     .filter(keys -> keys.size() == table.getNumDataBlocks());
         } catch (IOException e) {
             return Optional.empty();

@@ -46,11 +46,7 @@ class DataBlockSeekKeysTest {
     @Test
     void eachSeekKeyLoadsTheNextDataBlockWhenKeysFollowEachOtherByteByByte() throws Exception {
         // "key00000123" then "key00000124": no shorter separator exists, so each is a block's own last key.
-        List<byte[]> keys = new ArrayList<>();
-        for (int i = 0; i < 20_000; i++) {
-            keys.add(String.format("key%08d", i).getBytes(UTF_8));
-        }
-        Path table = writeTable("adjacent", keys, 7, false);
+        Path table = writeTable("adjacent", numberedKeys("key%08d", 20_000), 7, false);
         assertEachSeekLoadsOneNewBlock(table);
     }
 
@@ -69,19 +65,12 @@ class DataBlockSeekKeysTest {
 
     @Test
     void theFooterOfFormatVersionFiveNamesTheIndexItself() throws Exception {
-        List<byte[]> keys = new ArrayList<>();
-        for (int i = 0; i < 5_000; i++) {
-            keys.add(String.format("v5-%06d", i).getBytes(UTF_8));
-        }
-        assertEachSeekLoadsOneNewBlock(writeTable("v5", keys, 5, false));
+        assertEachSeekLoadsOneNewBlock(writeTable("v5", numberedKeys("v5-%06d", 5_000), 5, false));
     }
 
     @Test
     void aCompressedIndexOrAFileThatIsNotATableGivesNoKeys() throws Exception {
-        List<byte[]> keys = new ArrayList<>();
-        for (int i = 0; i < 20_000; i++) {
-            keys.add(String.format("key%08d", i).getBytes(UTF_8));
-        }
+        List<byte[]> keys = numberedKeys("key%08d", 20_000);
         Path compressed = writeTable("compressed", keys, 7, true);
         assertEquals(Optional.empty(), DataBlockSeekKeys.read(compressed, true, true),
                 "an LZ4-compressed index is not read (the caller walks the file instead)");
@@ -156,6 +145,15 @@ class DataBlockSeekKeysTest {
         }
     }
 
+    /** {@code format} applied to 0 .. count-1: keys that follow each other byte by byte. */
+    private static List<byte[]> numberedKeys(String format, int count) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            keys.add(String.format(format, i).getBytes(UTF_8));
+        }
+        return keys;
+    }
+
     /** Writes {@code keys} (in any order) to one table file through a real database, and returns its path. */
     private Path writeTable(String name, List<byte[]> keys, int formatVersion, boolean compressIndex)
             throws Exception {
@@ -185,7 +183,8 @@ class DataBlockSeekKeysTest {
         }
     }
 
-    private static TableProperties properties(Path table) throws Exception {
+    /** The properties RocksDB recorded in a table file (also used by {@code RocksDbStoreTest}). */
+    static TableProperties properties(Path table) throws Exception {
         try (Options options = new Options(); SstFileReader reader = new SstFileReader(options)) {
             reader.open(table.toString());
             return reader.getTableProperties();

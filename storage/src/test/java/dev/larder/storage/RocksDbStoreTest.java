@@ -29,9 +29,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.Options;
 import org.rocksdb.PerfLevel;
-import org.rocksdb.SstFileReader;
 
 /** The Store contract on a real RocksDB in a temporary directory. */
 class RocksDbStoreTest {
@@ -184,7 +182,8 @@ class RocksDbStoreTest {
         // Only the block holding the stop key is read again; from the first key it would be every block read before.
         assertTrue(store.ticker("BLOCK_CACHE_DATA_HIT").orElseThrow() - hitsBefore <= 1,
                 "the resumed read went over the first part again");
-        assertEquals(dataBlocks(table) - 64, store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow() - addsBeforeRest,
+        long dataBlocks = DataBlockSeekKeysTest.properties(Path.of(table)).getNumDataBlocks();
+        assertEquals(dataBlocks - 64, store.ticker("BLOCK_CACHE_DATA_ADD").orElseThrow() - addsBeforeRest,
                 "the rest of the blocks, each once");
 
         long missesBefore = store.ticker("BLOCK_CACHE_DATA_MISS").orElseThrow();
@@ -200,13 +199,6 @@ class RocksDbStoreTest {
         assertEquals(0, lookupMisses(TableWarming.READ_BACK, 1, false), "data-block misses with warming");
         assertEquals(0, store.tableWarmups()[2], "a flush was held up to read its file");
         assertTrue(lookupMisses(TableWarming.OFF, 1, false) > 0, "without warming the lookups must miss");
-    }
-
-    private static long dataBlocks(String table) throws Exception {
-        try (Options options = new Options(); SstFileReader reader = new SstFileReader(options)) {
-            reader.open(table);
-            return reader.getTableProperties().getNumDataBlocks();
-        }
     }
 
     /** Writes table files (then compacts them into one), looks every key up: the block cache's data misses. */
