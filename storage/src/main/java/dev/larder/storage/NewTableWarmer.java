@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.rocksdb.AbstractEventListener;
@@ -80,6 +81,8 @@ final class NewTableWarmer extends AbstractEventListener {
      * memtable was flushed every 2.3-4.9 s (docs/performance.md, "Session 52"); in a read phase flushes are rare.
      */
     private static final Duration LEVEL0_FILLING = Duration.ofSeconds(10);
+    /** How often a read that gave way to the flushes asks whether they have caught up. */
+    static final Duration FLUSHES_CHECK = Duration.ofMillis(20);
 
     private final long budgetBytes;
     private final boolean lowPriority;
@@ -94,9 +97,11 @@ final class NewTableWarmer extends AbstractEventListener {
      */
     private final Map<String, byte[]> partlyWarmed = new ConcurrentHashMap<>();
     private final AtomicLong filesWarmedBeforeInstall = new AtomicLong();
+    private final AtomicLong pausesForFlushes = new AtomicLong();
     private final Level0Files level0;
     private final ThreadPoolExecutor thread;
     private volatile CacheFiller filler;
+    private volatile BooleanSupplier flushesBehind = () -> false;
     private volatile boolean unavailable;
 
     /**
@@ -118,11 +123,24 @@ final class NewTableWarmer extends AbstractEventListener {
         }, new ThreadPoolExecutor.DiscardOldestPolicy());
     }
 
-    /**
-     * Starts warming with {@code filler}; files written before this (during open) are left cold. Returns once the
-     * thread's priority is settled, so {@link #unavailable()} is final.
-     */
+    /** {@link #start(CacheFiller, BooleanSupplier)} for a store whose flushes never fall behind. */
     void start(CacheFiller filler) {
+        start(filler, () -> false);
+    }
+
+    /**
+     * Starts warming with {@code filler}; files written before this (during open) are left cold. While
+     * {@code flushesBehind} says so, this thread's reads stop and wait for it to turn false, then go on from where they
+     * stopped. Returns once the thread's priority is settled, so {@link #unavailable()} is final.
+     *
+     * <p>Why: the flushes and this thread share what the event loops leave of the core, at the same nice 19. Behind a
+     * write phase at 75% of capacity that was under a tenth of the core: a flush took about 0.3 s of CPU per 32 MiB
+     * memtable and this thread's reads about half as much again; the memtables filled up to RocksDB's limit and it
+     * stopped every write for about a second, a p99 of 0.4-1.6 s (docs/performance.md, "Session 81"). A file read
+     * later costs some lookups a cache miss; a write stop costs every request a second.
+     */
+    void start(CacheFiller filler, BooleanSupplier flushesBehind) {
+        this.flushesBehind = flushesBehind;
         if (lowPriority) {
             try {
                 unavailable = !thread.submit(NewTableWarmer::lowerThisThreadsPriority).get(15, TimeUnit.SECONDS);
@@ -256,12 +274,38 @@ final class NewTableWarmer extends AbstractEventListener {
                 return;
             }
             for (TableRead table : files) {
-                if (current.fill(table.file(), table.fromKey(), () -> false) != null) {
+                if (!readGivingWayToFlushes(current, table)) {
                     return; // the store is closing
                 }
             }
             warmedJobs.incrementAndGet();
         });
+    }
+
+    /** Reads one file to its end, pausing while the flushes are behind; false once the store is closing. */
+    private boolean readGivingWayToFlushes(CacheFiller current, TableRead table) {
+        boolean[] gaveWay = {false};
+        BooleanSupplier giveWay = () -> gaveWay[0] = flushesBehind.getAsBoolean();
+        byte[] from = table.fromKey();
+        while ((from = current.fill(table.file(), from, giveWay)) != null) {
+            if (!gaveWay[0] || !awaitFlushesCaughtUp()) {
+                return false;
+            }
+            gaveWay[0] = false;
+            pausesForFlushes.incrementAndGet();
+        }
+        return true;
+    }
+
+    // False when stop() interrupted the wait.
+    private boolean awaitFlushesCaughtUp() {
+        while (flushesBehind.getAsBoolean()) {
+            LockSupport.parkNanos(FLUSHES_CHECK.toNanos());
+            if (Thread.interrupted()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -301,6 +345,11 @@ final class NewTableWarmer extends AbstractEventListener {
     /** Compaction output files read into the cache before the compaction installed them. */
     long filesWarmedBeforeInstall() {
         return filesWarmedBeforeInstall.get();
+    }
+
+    /** Times a read stopped and waited for the flushes to catch up. */
+    long pausesForFlushes() {
+        return pausesForFlushes.get();
     }
 
     /** Flushes and compactions whose output was larger than the budget. */

@@ -88,6 +88,8 @@ public final class RocksDbStore implements Store, StoreStats {
     private final TableWarming tableWarming;
     /** Only with {@link TableWarming#READ_BACK}. */
     private final NewTableWarmer warmer;
+    /** Full memtables waiting for their flush from which the table warmer pauses: half of those there may be. */
+    private final int flushesBehindAt;
     private final Options options;
     private final WriteOptions writeOptions;
     /** {@code no_slowdown}: a write that a stall would hold back fails at once; {@code null} with {@code --sync}. */
@@ -191,6 +193,7 @@ public final class RocksDbStore implements Store, StoreStats {
             options.setStatistics(statistics);
         }
         tableWarming = storeOptions.tableWarming();
+        flushesBehindAt = Math.max(1, storeOptions.memtables() / 2);
         // Half the block cache at most, so warming one compaction's output never evicts most of what is in use.
         warmer = tableWarming == TableWarming.READ_BACK
                 ? new NewTableWarmer(storeOptions.blockCacheBytes() / 2, storeOptions.yieldingBackground(),
@@ -232,7 +235,7 @@ public final class RocksDbStore implements Store, StoreStats {
             throw e;
         }
         if (warmer != null) {
-            warmer.start(this::readIntoBlockCache);
+            warmer.start(this::readIntoBlockCache, this::flushesBehind);
         }
         if (tableWarming == TableWarming.AS_WRITTEN) {
             try {
@@ -649,6 +652,28 @@ public final class RocksDbStore implements Store, StoreStats {
     @Override
     public StoreStats stats() {
         return this;
+    }
+
+    /**
+     * Whether half the memtables or more are full and waiting for their flush, the point from which the table warmer
+     * gives the background's share of the core to the flushes (see {@link NewTableWarmer#start}); RocksDB stops every
+     * write once all of them are.
+     */
+    boolean flushesBehind() {
+        if (closing) {
+            return false;
+        }
+        long stamp = tryEnter();
+        if (stamp == 0) {
+            return false;
+        }
+        try {
+            return db.getLongProperty("rocksdb.num-immutable-mem-table") >= flushesBehindAt;
+        } catch (RocksDBException e) {
+            return false;
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
     }
 
     @Override

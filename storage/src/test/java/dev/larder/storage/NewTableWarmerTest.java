@@ -2,10 +2,12 @@ package dev.larder.storage;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -77,6 +79,47 @@ class NewTableWarmerTest {
         awaitReads(1);
 
         assertEquals(List.of("/db/000047.sst from ''"), reads);
+    }
+
+    @Test
+    void aFlushsFileReadWaitsWhileTheFlushesAreBehindThenGoesOnFromWhereItStopped() throws Exception {
+        AtomicBoolean behind = new AtomicBoolean();
+        warmer.start((file, fromKey, stop) -> {
+            reads.add(file + " from '" + new String(fromKey, UTF_8) + "'");
+            if (fromKey.length == 0) {
+                behind.set(true); // memtables fill up while the first part is read
+                return stop.getAsBoolean() ? "m".getBytes(UTF_8) : null;
+            }
+            return null;
+        }, behind::get);
+
+        warmer.flushed("/db/000101.sst", 1);
+        awaitReads(1);
+        Thread.sleep(5 * NewTableWarmer.FLUSHES_CHECK.toMillis());
+        assertEquals(List.of("/db/000101.sst from ''"), reads);
+        assertEquals(0, warmer.warmedJobs());
+
+        behind.set(false);
+        awaitReads(2);
+        assertEquals(List.of("/db/000101.sst from ''", "/db/000101.sst from 'm'"), reads);
+        assertEquals(1, warmer.pausesForFlushes());
+        assertEquals(1, warmer.warmedJobs());
+    }
+
+    @Test
+    void aReadWaitingForTheFlushesEndsWhenTheWarmerStops() throws Exception {
+        warmer.start((file, fromKey, stop) -> {
+            reads.add(file + " from '" + new String(fromKey, UTF_8) + "'");
+            return stop.getAsBoolean() ? "m".getBytes(UTF_8) : null;
+        }, () -> true);
+
+        warmer.flushed("/db/000101.sst", 1);
+        awaitReads(1);
+        warmer.stop();
+
+        assertTrue(warmer.awaitStopped(5_000));
+        assertEquals(List.of("/db/000101.sst from ''"), reads);
+        assertEquals(0, warmer.warmedJobs());
     }
 
     /** Waits for the warmer's thread to have made {@code count} reads, then a little longer for any it should not. */

@@ -346,6 +346,32 @@ class RocksDbStoreTest {
         assertArrayEquals(b("v"), store.get(b("after")));
     }
 
+    /**
+     * The table warmer gives way to the flushes once half the memtables are full and waiting for theirs: with four
+     * memtables and flushes paused that is the second one full, not the first, and it ends once they are flushed.
+     */
+    @Test
+    void flushesCountAsBehindFromHalfTheMemtablesWaitingForTheirFlush() throws Exception {
+        store.close();
+        store = RocksDbStore.open(new StoreOptions(dir.resolve("flushes-behind"), 8 << 20, 0, false, true, true,
+                64 << 10, TableWarming.OFF, 4));
+        byte[] value = new byte[1024];
+        store.pauseBackgroundWork(true);
+        try {
+            int written = 0;
+            while (!store.flushesBehind()) {
+                assertTrue(written < 1000, "not behind after " + written + " KiB written");
+                assertTrue(store.writeWithoutWaiting(new Batch().put(b(String.format("key%06d", written++)), value)),
+                        "a write was refused before the flushes counted as behind");
+            }
+            assertEquals(2, store.property("rocksdb.num-immutable-mem-table").orElseThrow());
+        } finally {
+            store.pauseBackgroundWork(false);
+        }
+        waitUntil(() -> !store.flushesBehind(), 10);
+        assertEquals(0, store.property("rocksdb.num-immutable-mem-table").orElseThrow());
+    }
+
     /** Writes 1 KiB values into 64 KiB memtables with flushes paused, until a write is refused: how many went in. */
     private int writtenWithoutWaiting(int memtables, int target) {
         store.close();
