@@ -49,7 +49,8 @@ final class JitWarmup {
     /**
      * The timer soak at the end of the warm-up: this many idle connections, each with its timeout check every
      * {@link #TIMER_SOAK_PERIOD}, held until the JIT has been quiet for {@link #JIT_QUIET} (at least
-     * {@link #TIMER_SOAK_MIN}, at most {@link #TIMER_SOAK_MAX}). At the real period (a second per connection) the check
+     * {@link #TIMER_SOAK_MIN}, at most {@link #TIMER_SOAK_MAX}, or its share of it for a short warm-up: see
+     * {@link #soakMax}). At the real period (a second per connection) the check
      * and Netty's timer code (the scheduled task's run, its priority queue) crossed C2's thresholds minutes into a
      * load, and their compilations landed in the tail benchmark's phases, one of them at the first PUT to GET switch
      * in every round (docs/performance.md, "Session 38"). Waiting for quiet matters: C2's thresholds grow with its
@@ -113,8 +114,24 @@ final class JitWarmup {
      */
     static Report run(ServerOptions options, StoreOptions storeOptions, boolean metrics, long requests,
                       Duration clockResolution) {
-        Duration gateMax = WORKER_PATH_MAX.multipliedBy(Math.min(requests, FULL_REQUESTS)).dividedBy(FULL_REQUESTS);
-        return run(options, storeOptions, metrics, requests, clockResolution, CompiledCode.ofThisJvm(), gateMax);
+        return run(options, storeOptions, metrics, requests, clockResolution, CompiledCode.ofThisJvm(),
+                shareOf(WORKER_PATH_MAX, requests));
+    }
+
+    /** {@code limit} in proportion to {@code requests} of {@link #FULL_REQUESTS}, all of it from there on. */
+    private static Duration shareOf(Duration limit, long requests) {
+        return limit.multipliedBy(Math.min(requests, FULL_REQUESTS)).dividedBy(FULL_REQUESTS);
+    }
+
+    /**
+     * The timer soak's limit: {@link #TIMER_SOAK_MAX} for a full warm-up, its share for a shorter one, never under
+     * {@link #TIMER_SOAK_MIN}. A short warm-up leaves C2 a queue that does not run down in seconds, so its soak always
+     * waited the whole limit: of the 9.5-9.9 s a test's server took to start with 2,000 requests, about 6 s
+     * (docs/performance.md, "Session 82").
+     */
+    static Duration soakMax(long requests) {
+        Duration share = shareOf(TIMER_SOAK_MAX, requests);
+        return share.compareTo(TIMER_SOAK_MIN) < 0 ? TIMER_SOAK_MIN : share;
     }
 
     /**
@@ -125,6 +142,7 @@ final class JitWarmup {
                       Duration clockResolution, CompiledCode code, Duration gateMax) {
         long start = System.nanoTime();
         WorkerPathGate gate = new WorkerPathGate(code, gateMax);
+        Duration soakMax = soakMax(requests);
         long soakScrapes = 0;
         Path dir;
         try {
@@ -139,7 +157,7 @@ final class JitWarmup {
             long share = (requests + paths.size() - 1) / paths.size();
             for (int i = 0; i < paths.size(); i++) {
                 soakScrapes += warm(paths.get(i), storeOptions, dir.resolve("store-" + i), metrics, share,
-                        clockResolution, i == paths.size() - 1, gate);
+                        clockResolution, i == paths.size() - 1, gate, soakMax);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
@@ -193,8 +211,8 @@ final class JitWarmup {
      * scraped the metrics.
      */
     private static long warm(ServerOptions loopback, StoreOptions storeOptions, Path dir, boolean metrics,
-                             long requests, Duration clockResolution, boolean lastPass, WorkerPathGate gate)
-            throws IOException {
+                             long requests, Duration clockResolution, boolean lastPass, WorkerPathGate gate,
+                             Duration soakMax) throws IOException {
         StoreOptions scratch = new StoreOptions(dir, 8L << 20, storeOptions.rowCacheBytes() > 0 ? 4L << 20 : 0,
                 storeOptions.syncWrites(), storeOptions.statistics(), storeOptions.yieldingBackground(),
                 StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, storeOptions.tableWarming(), StoreOptions.DEFAULT_MEMTABLES,
@@ -227,7 +245,7 @@ final class JitWarmup {
                     long[] scrapes = {0};
                     try (LarderServer soak = LarderServer.start(soakOptions, store, observer)) {
                         new PipelineWarmup(soak.localAddress()).holdConnections(TIMER_SOAK_CONNECTIONS,
-                                () -> scrapes[0] = soakUntilQuiet(warmup, registry != null));
+                                () -> scrapes[0] = soakUntilQuiet(warmup, registry != null, soakMax));
                     }
                     soakScrapes = scrapes[0];
                 }
@@ -255,14 +273,14 @@ final class JitWarmup {
      * phase boundary of {@code bench tail}, which scrapes there, that put 7-227 ms into the first second of the phase
      * at 75% of capacity (docs/performance.md, "Sessions 74-75"). Returns how many times it scraped.
      */
-    private static long soakUntilQuiet(PipelineWarmup warmup, boolean metrics) {
+    private static long soakUntilQuiet(PipelineWarmup warmup, boolean metrics, Duration soakMax) {
         if (!metrics) {
-            JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX);
+            JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, soakMax);
             return 0;
         }
         try {
             return warmup.askAdminRepeatedly(ServeCommand.METRICS_PATH,
-                    scrape -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, TIMER_SOAK_MAX, scrape));
+                    scrape -> JitQuiet.await(TIMER_SOAK_MIN, JIT_QUIET, soakMax, scrape));
         } catch (IOException e) {
             throw new UncheckedIOException("warm-up: scraping the warm-up's metrics: " + e.getMessage(), e);
         }

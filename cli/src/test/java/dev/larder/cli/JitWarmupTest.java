@@ -70,6 +70,15 @@ class JitWarmupTest {
     }
 
     @Test
+    void aShortWarmUpsTimerSoakWaitsItsShareOfTheLimitAndNeverLessThanTheMinimum() {
+        assertEquals(JitWarmup.TIMER_SOAK_MAX, JitWarmup.soakMax(JitWarmup.FULL_REQUESTS));
+        assertEquals(JitWarmup.TIMER_SOAK_MAX, JitWarmup.soakMax(10 * JitWarmup.FULL_REQUESTS));
+        assertEquals(JitWarmup.TIMER_SOAK_MAX.dividedBy(2), JitWarmup.soakMax(JitWarmup.FULL_REQUESTS / 2));
+        // The tests' 2,000 requests: a thirtieth of the limit is below the minimum, which holds.
+        assertEquals(JitWarmup.TIMER_SOAK_MIN, JitWarmup.soakMax(LarderProcess.SHORT_WARMUP_REQUESTS));
+    }
+
+    @Test
     void everyMethodOfTheWorkersPathExists() throws Exception {
         // A renamed method would never be listed as compiled, and every start would wait the whole limit for it.
         for (String method : JitWarmup.WORKER_PATH) {
