@@ -60,10 +60,10 @@ public record Transport(TransportKind kind, IoHandlerFactory ioHandlers,
     /**
      * Each event loop's ring is set up for a single issuer, which on kernels that have them (6.1 on) also defers the
      * kernel's completion work to the loop's next wait ({@code IORING_SETUP_SINGLE_ISSUER}, {@code DEFER_TASKRUN}):
-     * a loop owns its ring and never changes thread. Netty's default set-up instead has the kernel interrupt a running
-     * loop to post each completion as it comes. Same CPU per request, and at fixed rates near a full core a lower
-     * p99 in 8 of 11 alternating pairs on one core: medians 4.8 against 10.6 ms (GET 40-45k/s), 11.8 against 81.5 ms
-     * (PUT 60k/s) (docs/performance.md, "Session 82"). Older kernels get Netty's default set-up.
+     * a loop owns its ring and never changes thread. Netty's default set-up asks for neither. Same CPU per request,
+     * and at fixed rates near a full core a lower p99 in 9 of 13 alternating pairs on one core: medians 5.5 against
+     * 10.7 ms (GET 40-45k/s), 11.8 against 81.5 ms (PUT 60k/s). Why is not established: the server core's interrupts
+     * were about as many either way (docs/performance.md, "Session 82"). Older kernels get Netty's default set-up.
      */
     private static IoUringIoHandlerConfig ioUringConfig() {
         return new IoUringIoHandlerConfig().setSingleIssuer(true);
