@@ -123,11 +123,6 @@ final class NewTableWarmer extends AbstractEventListener {
         }, new ThreadPoolExecutor.DiscardOldestPolicy());
     }
 
-    /** {@link #start(CacheFiller, BooleanSupplier)} for a store whose flushes never fall behind. */
-    void start(CacheFiller filler) {
-        start(filler, () -> false);
-    }
-
     /**
      * Starts warming with {@code filler}; files written before this (during open) are left cold. While
      * {@code flushesBehind} says so, this thread's reads stop and wait for it to turn false, then go on from where they

@@ -51,7 +51,7 @@ class NewTableWarmerTest {
                 return stop.getAsBoolean() ? "m".getBytes(UTF_8) : null;
             }
             return null;
-        });
+        }, () -> false);
 
         warmer.readBeforeInstall("/db/000047.sst");
         warmer.readBeforeInstall("/db/000048.sst");
@@ -69,7 +69,7 @@ class NewTableWarmerTest {
         warmer.start((file, fromKey, stop) -> {
             reads.add(file + " from '" + new String(fromKey, UTF_8) + "'");
             return file.endsWith("000047.sst") ? "m".getBytes(UTF_8) : null;
-        });
+        }, () -> false);
         warmer.readBeforeInstall("/db/000047.sst");
         reads.clear();
 
