@@ -395,6 +395,20 @@ public final class ServeCommand implements Callable<Integer> {
             // StoreOptions' own refusal ("memtables: 1 (expected: >= 2)") names the flag's field.
             throw CommandSupport.invalid(spec, e);
         }
+        // Before the store and the warm-up, which take seconds: a taken port is the commonest start-up failure.
+        Optional<String> dataPortTaken = PortProbe.whyNotBindable(host, port);
+        if (dataPortTaken.isPresent()) {
+            spec.commandLine().getErr().println("larder: cannot start: cannot listen on " + host + ":" + port + ": "
+                    + dataPortTaken.get());
+            return 1;
+        }
+        Optional<String> adminPortTaken = adminPort != 0 ? PortProbe.whyNotBindable(adminHost, adminPort)
+                : Optional.empty();
+        if (adminPortTaken.isPresent()) {
+            spec.commandLine().getErr().println("larder: cannot start the admin listener on " + adminHost + ":"
+                    + adminPort + ": " + adminPortTaken.get());
+            return 1;
+        }
         RocksDbStore store;
         try {
             store = RocksDbStore.open(storeOptions);

@@ -1,6 +1,7 @@
 package dev.larder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
@@ -90,6 +91,9 @@ class AdminListenerIT {
                     Integer.toString(taken.getLocalPort()), "--data-dir", dir.resolve("c").toString());
             assertEquals(1, larder.awaitExit(Duration.ofSeconds(60)), larder.output());
             assertTrue(larder.output().contains("cannot start the admin listener"), larder.output());
+            // Refused before the store opened and the warm-up ran, not after the warm-up's seconds.
+            assertFalse(larder.output().contains("warm-up"), larder.output());
+            assertFalse(java.nio.file.Files.exists(dir.resolve("c")), "the store was opened");
         }
     }
 }

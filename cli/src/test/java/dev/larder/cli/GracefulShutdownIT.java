@@ -1,6 +1,7 @@
 package dev.larder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
@@ -67,6 +68,9 @@ class GracefulShutdownIT {
             assertEquals(1, second.awaitExit(Duration.ofSeconds(60)), second.output());
             assertTrue(second.output().contains("cannot listen on 127.0.0.1:" + taken.getLocalPort()),
                     second.output());
+            // Refused before the store opened and the warm-up ran, not after the warm-up's seconds.
+            assertFalse(second.output().contains("warm-up"), second.output());
+            assertFalse(java.nio.file.Files.exists(dir.resolve("busy-port")), "the store was opened");
         }
     }
 
