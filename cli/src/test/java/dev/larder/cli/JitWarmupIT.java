@@ -14,14 +14,41 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The default warm-up as the jar runs it: done before the listener opens, invisible in the data and metrics, and
  * with the timer tasks compiled by then.
+ *
+ * <p>The first three tests read one server, started with {@code -XX:+PrintCompilation} (a line when a method's
+ * compilation starts, with its tier, 4 = C2): each default warm-up takes 20-30 s on the test machines, and those
+ * tests ask different questions of the same start. The scrape's test needs the README's JIT flags, so its own.
  */
 class JitWarmupIT {
+
+    @TempDir
+    static Path sharedDir;
+
+    private static LarderProcess shared;
+
+    @BeforeAll
+    static void startTheDefaultServerPrintingItsCompilations() throws Exception {
+        List<String> command = List.of("java", "-Xmx256m", "-XX:+PrintCompilation", "-jar",
+                LarderProcess.jar().toString(), "serve", "--port", "0", "--data-dir",
+                sharedDir.resolve("data").toString(), "--admin-port", Integer.toString(DashboardQueriesIT.freePort()),
+                "--warmup-requests", "60000");
+        shared = LarderProcess.exec(command, Map.of());
+    }
+
+    @AfterAll
+    static void stopTheDefaultServer() throws Exception {
+        if (shared != null) {
+            shared.close();
+        }
+    }
 
     @TempDir
     Path dir;
@@ -35,19 +62,16 @@ class JitWarmupIT {
 
     @Test
     void theDefaultWarmupRunsBeforeListeningAndLeavesNoTrace() throws Exception {
-        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"), "--admin-port",
-                Integer.toString(DashboardQueriesIT.freePort()), "--warmup-requests", "60000")) {
-            String out = larder.output();
-            int warmedAt = out.indexOf("warm-up: 60000 requests through a throwaway server");
-            assertTrue(warmedAt >= 0, out);
-            assertTrue(warmedAt < out.indexOf("larder started: "), "the warm-up ends before the listener opens");
-            assertFalse(out.contains("warm-up failed"), out);
+        String out = shared.output();
+        int warmedAt = out.indexOf("warm-up: 60000 requests through a throwaway server");
+        assertTrue(warmedAt >= 0, out);
+        assertTrue(warmedAt < out.indexOf("larder started: "), "the warm-up ends before the listener opens");
+        assertFalse(out.contains("warm-up failed"), out);
 
-            assertEquals("", get(larder.baseUrl() + "/v0/entities?start=%00").body(), "no warm-up key in the data");
-            String metrics = get(larder.adminUrl() + "/metrics").body();
-            assertFalse(metrics.contains("uri=\"/v0/entity\""), "warm-up requests counted in the metrics");
-            assertEquals(200, get(larder.adminUrl() + "/health/ready").statusCode());
-        }
+        assertEquals("", get(shared.baseUrl() + "/v0/entities?start=%00").body(), "no warm-up key in the data");
+        String metrics = get(shared.adminUrl() + "/metrics").body();
+        assertFalse(metrics.contains("uri=\"/v0/entity\""), "warm-up requests counted in the metrics");
+        assertEquals(200, get(shared.adminUrl() + "/health/ready").statusCode());
     }
 
     /**
@@ -123,19 +147,11 @@ class JitWarmupIT {
         assertTrue(compiledByC2(method, compilations), method + " not compiled by C2 before listening");
     }
 
-    /**
-     * What a default server prints before it listens, with {@code -XX:+PrintCompilation}: a line when a method's
-     * compilation starts, with its tier (4 = C2).
-     */
-    private String compilationsBeforeListening() throws Exception {
-        List<String> command = List.of("java", "-Xmx256m", "-XX:+PrintCompilation", "-jar",
-                LarderProcess.jar().toString(), "serve", "--port", "0", "--data-dir", dir.resolve("data").toString(),
-                "--admin-port", "0", "--warmup-requests", "60000");
-        try (LarderProcess larder = LarderProcess.exec(command, Map.of())) {
-            String out = larder.output();
-            int listening = out.indexOf("larder started: ");
-            assertTrue(listening >= 0, out);
-            return out.substring(0, listening);
-        }
+    /** What the shared default server printed before it listened. */
+    private static String compilationsBeforeListening() {
+        String out = shared.output();
+        int listening = out.indexOf("larder started: ");
+        assertTrue(listening >= 0, out);
+        return out.substring(0, listening);
     }
 }
