@@ -660,32 +660,34 @@ public final class RocksDbStore implements Store, StoreStats {
      * write once all of them are.
      */
     boolean flushesBehind() {
-        if (closing) {
-            return false;
-        }
-        long stamp = tryEnter();
-        if (stamp == 0) {
-            return false;
-        }
-        try {
-            return db.getLongProperty("rocksdb.num-immutable-mem-table") >= flushesBehindAt;
-        } catch (RocksDBException e) {
-            return false;
-        } finally {
-            lifecycle.unlockRead(stamp);
-        }
+        return !closing && askWithoutWaiting(
+                () -> db.getLongProperty("rocksdb.num-immutable-mem-table") >= flushesBehindAt);
     }
 
     @Override
     public boolean backgroundBusy() {
+        return askWithoutWaiting(() -> db.getLongProperty("rocksdb.num-running-flushes") > 0
+                || db.getLongProperty("rocksdb.num-running-compactions") > 0
+                || warmer != null && warmer.busy());
+    }
+
+    /** A yes-or-no question to the engine, which may fail. */
+    @FunctionalInterface
+    private interface EngineQuestion {
+        boolean ask() throws RocksDBException;
+    }
+
+    /**
+     * Asks {@code question} for a caller that polls and must not wait (the rescheduler, the table warmer): no while
+     * the store is closing or closed, or when the engine cannot answer.
+     */
+    private boolean askWithoutWaiting(EngineQuestion question) {
         long stamp = tryEnter();
         if (stamp == 0) {
             return false;
         }
         try {
-            return db.getLongProperty("rocksdb.num-running-flushes") > 0
-                    || db.getLongProperty("rocksdb.num-running-compactions") > 0
-                    || warmer != null && warmer.busy();
+            return question.ask();
         } catch (RocksDBException e) {
             return false;
         } finally {
