@@ -396,18 +396,15 @@ public final class ServeCommand implements Callable<Integer> {
             throw CommandSupport.invalid(spec, e);
         }
         // Before the store and the warm-up, which take seconds: a taken port is the commonest start-up failure.
+        // Port 0 (any free port; for the admin listener, none) is always answered as bindable.
         Optional<String> dataPortTaken = PortProbe.whyNotBindable(host, port);
         if (dataPortTaken.isPresent()) {
-            spec.commandLine().getErr().println("larder: cannot start: cannot listen on " + host + ":" + port + ": "
-                    + dataPortTaken.get());
-            return 1;
+            // The listener's own words when its bind fails (LarderServer), so the message is one either way.
+            return cannotStart("cannot listen on " + host + ":" + port + ": " + dataPortTaken.get());
         }
-        Optional<String> adminPortTaken = adminPort != 0 ? PortProbe.whyNotBindable(adminHost, adminPort)
-                : Optional.empty();
+        Optional<String> adminPortTaken = PortProbe.whyNotBindable(adminHost, adminPort);
         if (adminPortTaken.isPresent()) {
-            spec.commandLine().getErr().println("larder: cannot start the admin listener on " + adminHost + ":"
-                    + adminPort + ": " + adminPortTaken.get());
-            return 1;
+            return cannotStartAdmin(adminPortTaken.get());
         }
         RocksDbStore store;
         try {
@@ -458,8 +455,7 @@ public final class ServeCommand implements Callable<Integer> {
                     meters != null ? meters.observer() : ServerObserver.NOOP);
         } catch (RuntimeException e) {
             closeAll(null, profile, meters, store);
-            spec.commandLine().getErr().println("larder: cannot start: " + e.getMessage());
-            return 1;
+            return cannotStart(e.getMessage());
         }
         if (meters != null) {
             meters.bindServer(server);
@@ -477,9 +473,7 @@ public final class ServeCommand implements Callable<Integer> {
             } catch (RuntimeException e) {
                 server.close();
                 closeAll(null, profile, meters, store);
-                spec.commandLine().getErr().println("larder: cannot start the admin listener on " + adminHost + ":"
-                        + adminPort + ": " + e.getMessage());
-                return 1;
+                return cannotStartAdmin(e.getMessage());
             }
         }
         ShutdownSignal signal = ShutdownSignal.install();
@@ -507,6 +501,19 @@ public final class ServeCommand implements Callable<Integer> {
         closeAll(admin, profile, meters, store);
         log.info("larder stopped");
         return 0;
+    }
+
+    /** Says why the server cannot start; exit status 1. */
+    private int cannotStart(String why) {
+        spec.commandLine().getErr().println("larder: cannot start: " + why);
+        return 1;
+    }
+
+    /** Says why the admin listener cannot start; exit status 1. */
+    private int cannotStartAdmin(String why) {
+        spec.commandLine().getErr().println("larder: cannot start the admin listener on " + adminHost + ":" + adminPort
+                + ": " + why);
+        return 1;
     }
 
     private static HealthCheck storeOpen(RocksDbStore store) {
