@@ -20,6 +20,12 @@ class ArrivalsTest {
 
     /** The host's share of the machine above which a measurement of the spacing does not count. */
     private static final double MAX_HOST_STEAL = 0.05;
+    /** Other processes' share of the machine above which a measurement of the spacing does not count. */
+    private static final double MAX_OTHER_LOAD = 0.10;
+    /** How long a measurement that did not count waits for the machine to quieten before the next. */
+    private static final long QUIETEN_MILLIS = 3_000;
+    /** How long the spacing is measured at most; the server module's tests beside these take about four minutes. */
+    private static final long MEASURING_BUDGET_SECONDS = 300;
 
     @Test
     void uniformRequestsFallAtExactMultiplesOfTheInterval() {
@@ -69,25 +75,34 @@ class ArrivalsTest {
      * The same rate reaches a real server evenly spaced, or in a Poisson stream's clumps. A pause of the test's JVM
      * or of this machine sends the requests held up in it together, and on a shared host that stole CPU time for
      * seconds a uniform stream once read 53-59% short gaps in two runs of three (2026-12-01), and once as many as the
-     * Poisson stream in three measurements in a row (2026-12-02, the host taking 31% of the machine). So a
-     * measurement during which the host took more than 5% of the machine ({@link HostSteal}, in either stream's
-     * window) does not count, and up to three that count are taken in at most six tries. A generator that clumped
-     * its uniform stream fails every measurement that counts; a host that steals through all six tries leaves nothing
-     * measured, and the test is reported skipped with each try's figures (it cannot tell a pass from a fail then).
+     * Poisson stream in three measurements in a row (2026-12-02, the host taking 31% of the machine). Other processes
+     * do the same: beside the server module's tests (Maven builds two modules at once) a uniform stream read 31-49%
+     * short gaps in three measurements (CI, 2026-12-05). So a measurement during which the host took more than 5% of
+     * the machine ({@link HostSteal}), or other processes more than 10% ({@link OtherLoad}), does not count; after
+     * one that did not, the test waits a few seconds for the machine to quieten, and it takes up to three that count
+     * within {@value #MEASURING_BUDGET_SECONDS} s. A generator that clumped its uniform stream fails every
+     * measurement that counts; a machine that is never quiet leaves nothing measured, and the test is reported
+     * skipped with each try's figures (it cannot tell a pass from a fail then).
      */
     @Test
-    void aServerSeesTheSpacingAskedFor() {
+    void aServerSeesTheSpacingAskedFor() throws InterruptedException {
         double rate = 2000;
         // A first run compiles the generator's and the stub's paths: a cold JIT sends late, in bursts.
         sample(Arrivals.POISSON, rate);
         List<String> attempts = new ArrayList<>();
         int counted = 0;
-        for (int attempt = 0; attempt < 6 && counted < 3; attempt++) {
+        long deadline = System.nanoTime() + MEASURING_BUDGET_SECONDS * 1_000_000_000L;
+        while (counted < 3 && System.nanoTime() < deadline) {
+            OtherLoad start = OtherLoad.now();
             Sample uniform = sample(Arrivals.UNIFORM, rate);
             Sample poisson = sample(Arrivals.POISSON, rate);
-            boolean counts = !(uniform.hostSteal > MAX_HOST_STEAL) && !(poisson.hostSteal > MAX_HOST_STEAL);
-            attempts.add((counts ? "" : "(not counted) ") + "uniform: " + uniform + ", poisson: " + poisson);
+            double others = OtherLoad.now().othersShareSince(start);
+            boolean counts = !(uniform.hostSteal > MAX_HOST_STEAL) && !(poisson.hostSteal > MAX_HOST_STEAL)
+                    && !(others > MAX_OTHER_LOAD);
+            attempts.add((counts ? "" : "(not counted) ") + "uniform: " + uniform + ", poisson: " + poisson
+                    + ", other processes: " + String.format("%.3f", others));
             if (!counts) {
+                Thread.sleep(QUIETEN_MILLIS);
                 continue;
             }
             counted++;
@@ -102,8 +117,8 @@ class ArrivalsTest {
         if (counted == 0) {
             // Nothing was measured, so nothing can be said of the generator either way: reported as skipped, with
             // every try's figures, rather than a red build for the host's minute (session 68's CI: 7-15% in each).
-            Assumptions.abort("the host took more than 5% of this machine in every one of six measurements, so none "
-                    + "can tell the spacing: " + attempts);
+            Assumptions.abort("the host took more than 5% of this machine, or other processes more than 10%, in every "
+                    + "measurement for " + MEASURING_BUDGET_SECONDS + " s, so none can tell the spacing: " + attempts);
         }
         fail("the rate asked for (within 5%), and a Poisson stream with more short gaps than a uniform one, in none "
                 + "of the " + counted + " measurements that count: " + attempts);

@@ -1,0 +1,60 @@
+package dev.larder.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * How much of this machine's CPU time went to processes other than this JVM over a span: {@code /proc/stat}'s busy
+ * ticks less this process's own CPU time. A timing test that shares two cores with another busy process (Maven
+ * building the server module beside this one) gets scheduled in bursts of milliseconds, and then measures the
+ * scheduler, not the code it tests.
+ */
+final class OtherLoad {
+
+    private static final long NANOS_PER_TICK = 1_000_000_000L / ProcessCpuTime.TICKS_PER_SECOND;
+
+    private final long busyTicks;
+    private final long totalTicks;
+    private final long ownCpuNanos;
+
+    private OtherLoad(long busyTicks, long totalTicks, long ownCpuNanos) {
+        this.busyTicks = busyTicks;
+        this.totalTicks = totalTicks;
+        this.ownCpuNanos = ownCpuNanos;
+    }
+
+    /** A reading now; one whose shares are all NaN where {@code /proc/stat} or this process's CPU cannot be read. */
+    static OtherLoad now() {
+        long own = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+                String[] f = line.trim().split("\\s+");
+                if (f[0].equals("cpu") && f.length >= 9) {
+                    long total = 0;
+                    for (int i = 1; i <= 8; i++) {
+                        total += Long.parseLong(f[i]);
+                    }
+                    // Not busy: idle (4th), iowait (5th) and steal (8th), the last being the host's, not a process's.
+                    long busy = total - Long.parseLong(f[4]) - Long.parseLong(f[5]) - Long.parseLong(f[8]);
+                    return new OtherLoad(busy, total, own);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Unknown below.
+        }
+        return new OtherLoad(-1, -1, -1);
+    }
+
+    /** The share (0-1) of the machine's CPU time that other processes used since {@code start}; NaN unknown. */
+    double othersShareSince(OtherLoad start) {
+        if (start.totalTicks < 0 || totalTicks <= start.totalTicks || start.ownCpuNanos < 0 || ownCpuNanos < 0) {
+            return Double.NaN;
+        }
+        double busyNanos = (double) (busyTicks - start.busyTicks) * NANOS_PER_TICK;
+        double others = busyNanos - (ownCpuNanos - start.ownCpuNanos);
+        return Math.max(0, others / ((double) (totalTicks - start.totalTicks) * NANOS_PER_TICK));
+    }
+}
