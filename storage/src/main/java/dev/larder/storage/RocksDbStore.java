@@ -660,15 +660,28 @@ public final class RocksDbStore implements Store, StoreStats {
      * write once all of them are.
      */
     boolean flushesBehind() {
-        return !closing && askWithoutWaiting(
-                () -> db.getLongProperty("rocksdb.num-immutable-mem-table") >= flushesBehindAt);
+        return !closing && askWithoutWaiting(flushesBehindQuestion);
+    }
+
+    // Held, not written at the call: the rescheduler asks about 2,000 times a second while the background works, and
+    // a lambda that reads fields is a new object at each call unless the JIT happens to remove it.
+    private final EngineQuestion flushesBehindQuestion = this::memtablesWaitingAtLeastHalf;
+
+    private boolean memtablesWaitingAtLeastHalf() throws RocksDBException {
+        return db.getLongProperty("rocksdb.num-immutable-mem-table") >= flushesBehindAt;
     }
 
     @Override
     public boolean backgroundBusy() {
-        return askWithoutWaiting(() -> db.getLongProperty("rocksdb.num-running-flushes") > 0
+        return askWithoutWaiting(backgroundBusyQuestion);
+    }
+
+    private final EngineQuestion backgroundBusyQuestion = this::flushCompactionOrWarmerRunning;
+
+    private boolean flushCompactionOrWarmerRunning() throws RocksDBException {
+        return db.getLongProperty("rocksdb.num-running-flushes") > 0
                 || db.getLongProperty("rocksdb.num-running-compactions") > 0
-                || warmer != null && warmer.busy());
+                || warmer != null && warmer.busy();
     }
 
     /** A yes-or-no question to the engine, which may fail. */
