@@ -23,10 +23,10 @@ final class HostSteal implements AutoCloseable {
     static final long PERIOD_MILLIS = 200;
 
     /**
-     * One reading: when, the machine's steal and total ticks since boot, and the same for the server's CPUs (-1 when
-     * they are unknown).
+     * One reading: when, the machine's steal, total and busy ticks since boot (busy: neither idle, iowait nor steal,
+     * so what processes ran), and steal and total for the server's CPUs (-1 when they are unknown).
      */
-    record Sample(long nanos, long steal, long total, long serverSteal, long serverTotal) {
+    record Sample(long nanos, long steal, long total, long busy, long serverSteal, long serverTotal) {
     }
 
     private final PeriodicSampler<Sample> sampler;
@@ -67,7 +67,8 @@ final class HostSteal implements AutoCloseable {
 
     /**
      * The aggregate {@code cpu} line of a {@code /proc/stat} text: steal is its eighth value, the total the sum of the
-     * first eight (guest time is already counted in user and nice); {@code null} when there is no such line.
+     * first eight (guest time is already counted in user and nice), busy the total less idle (4th), iowait (5th) and
+     * steal; {@code null} when there is no such line.
      */
     static Sample parse(long nanos, String procStat) {
         return parse(nanos, procStat, new BitSet());
@@ -93,7 +94,7 @@ final class HostSteal implements AutoCloseable {
                 }
                 continue;
             }
-            long[] st = stealAndTotal(f);
+            long[] st = stealTotalBusy(f);
             if (f[0].equals("cpu")) {
                 machine = st;
             } else if (serverCpus.get(Integer.parseInt(f[0].substring(3)))) {
@@ -106,16 +107,18 @@ final class HostSteal implements AutoCloseable {
             return null;
         }
         boolean known = !serverCpus.isEmpty() && serverLines == serverCpus.cardinality();
-        return new Sample(nanos, machine[0], machine[1], known ? serverSteal : -1, known ? serverTotal : -1);
+        return new Sample(nanos, machine[0], machine[1], machine[2], known ? serverSteal : -1,
+                known ? serverTotal : -1);
     }
 
-    // Steal is the eighth value, the total the sum of the first eight.
-    private static long[] stealAndTotal(String[] f) {
+    // Steal is the eighth value, the total the sum of the first eight; idle and iowait (4th, 5th) are not busy.
+    private static long[] stealTotalBusy(String[] f) {
         long total = 0;
         for (int i = 1; i <= 8; i++) {
             total += Long.parseLong(f[i]);
         }
-        return new long[] {Long.parseLong(f[8]), total};
+        long steal = Long.parseLong(f[8]);
+        return new long[] {steal, total, total - Long.parseLong(f[4]) - Long.parseLong(f[5]) - steal};
     }
 
     /** The readings so far, to ask about many spans (a window's seconds) without copying them for each. */

@@ -23,11 +23,12 @@ class HostStealTest {
     }
 
     @Test
-    void stealIsTheEighthValueOfTheAggregateLineAndTheTotalTheFirstEight() {
+    void stealIsTheEighthValueOfTheAggregateLineTheTotalTheFirstEightAndBusyTheRestLessIdle() {
         HostSteal.Sample s = HostSteal.parse(7, stat(100, 400, 62));
         assertEquals(7, s.nanos());
         assertEquals(62, s.steal());
         assertEquals(100 + 10 + 20 + 400 + 5 + 0 + 3 + 62, s.total());
+        assertEquals(100 + 10 + 20 + 0 + 3, s.busy(), "user, nice, system, irq, softirq: not idle, iowait or steal");
         assertNull(HostSteal.parse(7, "intr 1\n"), "no aggregate line");
     }
 
@@ -81,7 +82,7 @@ class HostStealTest {
         List<HostSteal.Sample> samples = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             long steal = i <= 5 ? 10L * i : 50 + 50L * (i - 5);
-            samples.add(new HostSteal.Sample(i * s, steal, 100L * i, steal / 2, 50L * i));
+            samples.add(new HostSteal.Sample(i * s, steal, 100L * i, 50L * i, steal / 2, 50L * i));
         }
         HostSteal.Readings readings = new HostSteal.Readings(samples);
         assertEquals(0.10, readings.share(0, 5 * s), 1e-9, "readings on both bounds");

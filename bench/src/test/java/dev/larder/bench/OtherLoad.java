@@ -7,9 +7,9 @@ import java.nio.file.Path;
 
 /**
  * How much of this machine's CPU time went to processes other than this JVM over a span: {@code /proc/stat}'s busy
- * ticks less this process's own CPU time. A timing test that shares two cores with another busy process (Maven
- * building the server module beside this one) gets scheduled in bursts of milliseconds, and then measures the
- * scheduler, not the code it tests.
+ * ticks ({@link HostSteal#parse}) less this process's own CPU time. A timing test that shares two cores with another
+ * busy process (Maven building the server module beside this one) gets scheduled in bursts of milliseconds, and then
+ * measures the scheduler, not the code it tests.
  */
 final class OtherLoad {
 
@@ -29,23 +29,13 @@ final class OtherLoad {
     static OtherLoad now() {
         long own = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
+        HostSteal.Sample machine = null;
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
-                String[] f = line.trim().split("\\s+");
-                if (f[0].equals("cpu") && f.length >= 9) {
-                    long total = 0;
-                    for (int i = 1; i <= 8; i++) {
-                        total += Long.parseLong(f[i]);
-                    }
-                    // Not busy: idle (4th), iowait (5th) and steal (8th), the last being the host's, not a process's.
-                    long busy = total - Long.parseLong(f[4]) - Long.parseLong(f[5]) - Long.parseLong(f[8]);
-                    return new OtherLoad(busy, total, own);
-                }
-            }
+            machine = HostSteal.parse(System.nanoTime(), Files.readString(Path.of("/proc/stat")));
         } catch (IOException | RuntimeException e) {
             // Unknown below.
         }
-        return new OtherLoad(-1, -1, -1);
+        return machine == null ? new OtherLoad(-1, -1, -1) : new OtherLoad(machine.busy(), machine.total(), own);
     }
 
     /** The share (0-1) of the machine's CPU time that other processes used since {@code start}; NaN unknown. */
