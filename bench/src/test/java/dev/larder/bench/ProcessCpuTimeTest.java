@@ -23,8 +23,11 @@ import org.junit.jupiter.api.Test;
 
 class ProcessCpuTimeTest {
 
-    /** How much CPU (in ticks, 0.3 s at 100 Hz) the reniced spinner must have had before it is compared. */
-    private static final long SPINNER_TICKS = 30;
+    /**
+     * How much CPU (in ticks, 0.4 s at 100 Hz) the reniced spinner must have had before it is compared: with the
+     * comparison's quarter of slack the background read is still at least the 0.3 s the test asked for before.
+     */
+    private static final long SPINNER_TICKS = 40;
 
     @Test
     void coresAreTheCpuTimeOverTheTimeBetweenTwoReadings() {
