@@ -79,7 +79,7 @@ final class HostSteal implements AutoCloseable {
      * the set is empty or one of them has no line).
      */
     static Sample parse(long nanos, String procStat, BitSet serverCpus) {
-        long[] machine = null;
+        CpuLine machine = null;
         long serverSteal = 0;
         long serverTotal = 0;
         int serverLines = 0;
@@ -94,12 +94,12 @@ final class HostSteal implements AutoCloseable {
                 }
                 continue;
             }
-            long[] st = stealTotalBusy(f);
+            CpuLine cpu = CpuLine.of(f);
             if (f[0].equals("cpu")) {
-                machine = st;
+                machine = cpu;
             } else if (serverCpus.get(Integer.parseInt(f[0].substring(3)))) {
-                serverSteal += st[0];
-                serverTotal += st[1];
+                serverSteal += cpu.steal();
+                serverTotal += cpu.total();
                 serverLines++;
             }
         }
@@ -107,18 +107,22 @@ final class HostSteal implements AutoCloseable {
             return null;
         }
         boolean known = !serverCpus.isEmpty() && serverLines == serverCpus.cardinality();
-        return new Sample(nanos, machine[0], machine[1], machine[2], known ? serverSteal : -1,
+        return new Sample(nanos, machine.steal(), machine.total(), machine.busy(), known ? serverSteal : -1,
                 known ? serverTotal : -1);
     }
 
-    // Steal is the eighth value, the total the sum of the first eight; idle and iowait (4th, 5th) are not busy.
-    private static long[] stealTotalBusy(String[] f) {
-        long total = 0;
-        for (int i = 1; i <= 8; i++) {
-            total += Long.parseLong(f[i]);
+    /** One {@code cpu} or {@code cpuN} line's ticks since boot. */
+    private record CpuLine(long steal, long total, long busy) {
+
+        // Steal is the eighth value, the total the sum of the first eight; idle and iowait (4th, 5th) are not busy.
+        static CpuLine of(String[] f) {
+            long total = 0;
+            for (int i = 1; i <= 8; i++) {
+                total += Long.parseLong(f[i]);
+            }
+            long steal = Long.parseLong(f[8]);
+            return new CpuLine(steal, total, total - Long.parseLong(f[4]) - Long.parseLong(f[5]) - steal);
         }
-        long steal = Long.parseLong(f[8]);
-        return new long[] {steal, total, total - Long.parseLong(f[4]) - Long.parseLong(f[5]) - steal};
     }
 
     /** The readings so far, to ask about many spans (a window's seconds) without copying them for each. */

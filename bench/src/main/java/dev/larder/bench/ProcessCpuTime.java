@@ -39,6 +39,11 @@ final class ProcessCpuTime implements AutoCloseable {
     /** USER_HZ, the unit of the CPU times in {@code /proc/<pid>/stat}: 100 on every Linux ABI. */
     static final long TICKS_PER_SECOND = 100;
 
+    /** Clock ticks ({@code /proc}'s unit for CPU time) in nanoseconds. */
+    static double ticksToNanos(long ticks) {
+        return ticks * (1e9 / TICKS_PER_SECOND);
+    }
+
     /**
      * One reading: when ({@link System#nanoTime}), the processes' CPU time in ns since they started, and how much of it
      * their lower-priority threads have used since the first reading ({@link LowerPriorityThreads}; NaN unknown).
@@ -122,7 +127,6 @@ final class ProcessCpuTime implements AutoCloseable {
         if (startTimes.isEmpty()) {
             return Optional.empty();
         }
-        double nanosPerTick = 1e9 / TICKS_PER_SECOND;
         long ticks = 0;
         long backgroundTicks = 0;
         Map<String, Double> byThreadNanos = new HashMap<>();
@@ -135,11 +139,11 @@ final class ProcessCpuTime implements AutoCloseable {
             if (background != null) {
                 LowerPriorityThreads threads = background.get(p.getKey());
                 backgroundTicks += threads.ticks(stat.get().nice());
-                threads.ticksByName().forEach((name, t) -> byThreadNanos.merge(name, t * nanosPerTick, Double::sum));
+                threads.ticksByName().forEach((name, t) -> byThreadNanos.merge(name, ticksToNanos(t), Double::sum));
             }
         }
-        return Optional.of(new Reading(ticks * nanosPerTick,
-                background != null ? backgroundTicks * nanosPerTick : Double.NaN, byThreadNanos));
+        return Optional.of(new Reading(ticksToNanos(ticks),
+                background != null ? ticksToNanos(backgroundTicks) : Double.NaN, byThreadNanos));
     }
 
     /**

@@ -13,8 +13,6 @@ import java.nio.file.Path;
  */
 final class OtherLoad {
 
-    private static final long NANOS_PER_TICK = 1_000_000_000L / ProcessCpuTime.TICKS_PER_SECOND;
-
     private final long busyTicks;
     private final long totalTicks;
     private final long ownCpuNanos;
@@ -43,8 +41,8 @@ final class OtherLoad {
         if (start.totalTicks < 0 || totalTicks <= start.totalTicks || start.ownCpuNanos < 0 || ownCpuNanos < 0) {
             return Double.NaN;
         }
-        double busyNanos = (double) (busyTicks - start.busyTicks) * NANOS_PER_TICK;
+        double busyNanos = ProcessCpuTime.ticksToNanos(busyTicks - start.busyTicks);
         double others = busyNanos - (ownCpuNanos - start.ownCpuNanos);
-        return Math.max(0, others / ((double) (totalTicks - start.totalTicks) * NANOS_PER_TICK));
+        return Math.max(0, others / ProcessCpuTime.ticksToNanos(totalTicks - start.totalTicks));
     }
 }

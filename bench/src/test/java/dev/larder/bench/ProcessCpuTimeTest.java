@@ -339,7 +339,7 @@ class ProcessCpuTimeTest {
             assertTrue(reniced.backgroundCpuNanos() > before.backgroundCpuNanos(),
                     "its whole time counts once it is reniced: " + before + " " + reniced);
             double spun = after.backgroundCpuNanos() - reniced.backgroundCpuNanos();
-            double spinnerNanos = (double) (spinnerTo - spinnerFrom) * 1e9 / ProcessCpuTime.TICKS_PER_SECOND;
+            double spinnerNanos = ProcessCpuTime.ticksToNanos(spinnerTo - spinnerFrom);
             // The spinner's own ticks over (about) the same span, give or take what it spun between the readings.
             assertEquals(spinnerNanos, spun, 0.25 * spinnerNanos,
                     "the reniced spinner's CPU is read as background: " + spun + " ns against its own "
