@@ -116,7 +116,10 @@ class BenchIT {
         Path report = dir.resolve("report");
         LarderProcess bench = LarderProcess.run("bench", "sweep", "--from", "100", "--to", "300", "--step", "200",
                 "--refine", "0", "--pause", "0", "-c", "8", "-d", "1s", "--warmup", "500ms", "-w", "put",
-                "--slo", "p99=10s", "--keep-going", "--compare", "sync=--workers 0", "--compare", "async=--workers 2",
+                "--slo", "p99=10s", "--keep-going",
+                // The short JIT warm-up the other process tests use: the full one holds each launch about 25 s.
+                "--compare", "sync=--workers 0 --warmup-requests " + LarderProcess.SHORT_WARMUP_REQUESTS,
+                "--compare", "async=--workers 2 --warmup-requests " + LarderProcess.SHORT_WARMUP_REQUESTS,
                 "--report", report.toString());
         assertEquals(0, bench.awaitExit(Duration.ofSeconds(180)), bench.output());
         String out = bench.output();

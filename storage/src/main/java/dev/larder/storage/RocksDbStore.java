@@ -65,8 +65,10 @@ public final class RocksDbStore implements Store, StoreStats {
      * larger compactions rewrite the same data fewer times. With 16, 240 s of PUTs cost 4.7 s of compaction CPU and a
      * 6-file job still to come, against 23.3 s with 4; and the compactions the tail benchmark's write phases left
      * running into its read phases (2-6 s of CPU each, at nice 19 on the core the requests need) were gone from its
-     * phases in four runs of six (docs/performance.md, "Session 40"). What it costs: a lookup may probe up to 16
-     * files' bloom filters in level 0 instead of 4 (0.1-0.5 us with 16, "Session 19").
+     * phases in four runs of six (docs/performance.md, "Session 40"). What it costs: a lookup of a key that is not in
+     * level 0 passes every level-0 file's filter and table reader first, and ten files made a cached lookup 7.8-8.7
+     * us against 5.3-5.4 us ("Session 81"; session 19's 0.1-0.5 us had every key in level 0, so a lookup stopped at
+     * its file).
      */
     static final int LEVEL0_COMPACTION_TRIGGER = 16;
 
@@ -176,7 +178,6 @@ public final class RocksDbStore implements Store, StoreStats {
                 // GET then missed the cache for seconds (5-23k misses/s, a second at p99 35 ms: docs/performance.md,
                 // "Session 19"; "Session 52" for the flushes). From 0.7 of it on a compaction is never held
                 // ("Session 53").
-                // A lookup pays a bloom probe per level-0 file, 0.1-0.5 us more with 16 files than with one.
                 .setLevel0FileNumCompactionTrigger(LEVEL0_COMPACTION_TRIGGER)
                 .setLevel0SlowdownWritesTrigger(40)
                 .setLevel0StopWritesTrigger(56)
