@@ -68,7 +68,9 @@ public final class RocksDbStore implements Store, StoreStats {
      * phases in four runs of six (docs/performance.md, "Session 40"). What it costs: a lookup of a key that is not in
      * level 0 passes every level-0 file's filter and table reader first, and ten files made a cached lookup 7.8-8.7
      * us against 5.3-5.4 us ("Session 81"; session 19's 0.1-0.5 us had every key in level 0, so a lookup stopped at
-     * its file).
+     * its file). Lowering it does not take those files away from a read phase at a fixed rate: with 8, the one
+     * compaction (5.0-8.5 s of CPU) got 2-3% of the core the phases keep busy and ended after the last phase in all
+     * five rounds, 59-253 s after it began ("Session 87").
      */
     static final int LEVEL0_COMPACTION_TRIGGER = 16;
 
