@@ -53,6 +53,8 @@ for round in $(seq "$ROUNDS"); do
     measure get "$pid" "$rate" get "http://127.0.0.1:$PORT" "$round"
   done
 done
+# The orderly shutdown (store closed) before the trap removes its data directory; the trap's kill is for an early exit.
+larder_stop "$pid"
 /usr/bin/python3 - "$OUT/ticks.txt" "$(getconf CLK_TCK)" <<'PY'
 import collections, json, statistics, sys
 hz = int(sys.argv[2])
