@@ -13,6 +13,7 @@ import dev.larder.server.admin.ProfileEndpoint;
 import dev.larder.server.admin.ReadyEndpoint;
 import dev.larder.server.config.ForegroundPolicy;
 import dev.larder.server.config.LimitAlgorithm;
+import dev.larder.server.config.CoalesceWait;
 import dev.larder.server.config.MissReads;
 import dev.larder.server.config.RejectionMode;
 import dev.larder.server.config.ServerObserver;
@@ -237,6 +238,14 @@ public final class ServeCommand implements Callable<Integer> {
                     + "rate for up to about twice this much latency; off (block at once) or 10us to 5ms, e.g. 200us "
                     + "(default: ${DEFAULT-VALUE}).")
     Duration ioCoalesce;
+
+    @Option(names = "--io-coalesce-wait", defaultValue = "${env:LARDER_IO_COALESCE_WAIT:-park}",
+            converter = CoalesceWaitConverter.class,
+            description = "How an event loop waits out --io-coalesce: park (it sleeps; the core may halt) or spin "
+                    + "(it busy-waits while flushes, compactions and table reads are idle, and sleeps while they "
+                    + "run, so they get the spare time; the core stays awake and the next requests run back to back "
+                    + "as at saturation) (default: ${DEFAULT-VALUE}).")
+    CoalesceWait ioCoalesceWait;
 
     // 500us: against off at the tail benchmark's fixed rates, the median second's p99 about 2 ms instead of 3, at the
     // same CPU per request (docs/performance.md, "Session 55").
@@ -581,6 +590,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .foregroundSlice(foregroundSlice)
                     .foregroundPolicy(foregroundPolicy)
                     .ioCoalesce(ioCoalesce)
+                    .ioCoalesceWait(ioCoalesceWait)
                     .rescheduleInterval(rescheduleInterval)
                     .rescheduleNice(rescheduleNice)
                     .missReads(missReads)
@@ -647,6 +657,13 @@ public final class ServeCommand implements Callable<Integer> {
         @Override
         public ForegroundPolicy convert(String value) {
             return ForegroundPolicy.fromFlag(value);
+        }
+    }
+
+    static final class CoalesceWaitConverter implements picocli.CommandLine.ITypeConverter<CoalesceWait> {
+        @Override
+        public CoalesceWait convert(String value) {
+            return CoalesceWait.fromFlag(value);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.larder.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.config.CoalesceWait;
 import dev.larder.server.config.ForegroundPolicy;
 import dev.larder.server.config.MissReads;
 import dev.larder.server.config.RejectionMode;
@@ -51,7 +52,7 @@ class ServeCommandTest {
         for (String flag : new String[] {"--host", "--port", "--data-dir", "--io-threads", "--transport", "--workers",
                 "--queue-size", "--rejection", "--max-queue-delay", "--max-value-size", "--block-cache=",
                 "--block-cache-type", "--block-size", "--row-cache", "--write-buffer", "--memtables", "--sync",
-                "--background-priority", "--foreground-slice", "--foreground-policy", "--io-coalesce",
+                "--background-priority", "--foreground-slice", "--foreground-policy", "--io-coalesce", "--io-coalesce-wait",
                 "--reschedule-interval", "--reschedule-nice", "--miss-reads",
                 "--warm-new-tables", "--warmup-requests",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
@@ -81,6 +82,8 @@ class ServeCommandTest {
         assertEquals(3, options.ioThreads());
         assertEquals(Duration.ofMillis(4), options.foregroundSlice());
         assertEquals(Duration.ofNanos(200_000), options.ioCoalesce());
+        assertEquals(CoalesceWait.SPIN, parse("serve", "--io-coalesce-wait", "spin").ioCoalesceWait());
+        assertEquals(CoalesceWait.PARK, parse("serve", "--io-coalesce-wait", "park").ioCoalesceWait());
         assertEquals(Duration.ofMillis(1), options.rescheduleInterval());
         assertEquals(5, options.rescheduleNice());
         assertEquals(MissReads.WORKERS, options.missReads());
@@ -219,6 +222,10 @@ class ServeCommandTest {
         assertEquals(2, longCoalesce.status());
         assertTrue(longCoalesce.err().contains("io-coalesce") && longCoalesce.err().contains("10us to 5ms"),
                 longCoalesce.err());
+        Run badWait = execute("serve", "--io-coalesce-wait", "yield");
+        assertEquals(2, badWait.status());
+        assertTrue(badWait.err().contains("--io-coalesce-wait") && badWait.err().contains("park, spin"),
+                badWait.err());
         Run tickLong = execute("serve", "--reschedule-interval", "5ms");
         assertEquals(2, tickLong.status());
         assertTrue(tickLong.err().contains("reschedule-interval") && tickLong.err().contains("100us to 4ms"),

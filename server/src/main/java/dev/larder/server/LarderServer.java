@@ -1,5 +1,6 @@
 package dev.larder.server;
 
+import dev.larder.server.config.CoalesceWait;
 import dev.larder.server.config.ForegroundPolicy;
 import dev.larder.server.config.MissReads;
 import dev.larder.server.config.ServerObserver;
@@ -30,6 +31,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +59,7 @@ public final class LarderServer implements AutoCloseable {
     private final ListenerSecurity security;
     /** {@code null} with {@code --reschedule-interval off}. */
     private final Rescheduler rescheduler;
+    private final LongAdder coalesceSpin = new LongAdder();
     private volatile boolean closed;
 
     private LarderServer(ServerOptions options, ListenerSecurity security, Store store, ServerObserver observer) {
@@ -66,7 +69,8 @@ public final class LarderServer implements AutoCloseable {
         this.eventLoops = new MultiThreadIoEventLoopGroup(options.ioThreads(),
                 new SlicedThreadFactory("larder-io",
                         ThreadSlice.of(options.foregroundSlice(), options.fifoForeground())),
-                CoalescingIoHandler.factory(transport.ioHandlers(), options.ioCoalesce()));
+                CoalescingIoHandler.factory(transport.ioHandlers(), options.ioCoalesce(), options.ioCoalesceWait(),
+                        store::backgroundBusy, coalesceSpin));
         this.offload = Offload.create(options, observer);
         this.context = new ServerContext(options, store, offload, observer);
         this.limiter = new ConnectionLimiter(options.maxConnections(), observer);
@@ -160,6 +164,18 @@ public final class LarderServer implements AutoCloseable {
         return offload.pendingPerWorker();
     }
 
+    /**
+     * Seconds the event loops have spun through coalescing windows ({@code --io-coalesce-wait spin}); -1 when they
+     * never spin. The spin is CPU time of the loops' threads that served no request.
+     */
+    public double coalesceSpinSeconds() {
+        return spinsInCoalescingWindows() ? coalesceSpin.sum() / 1e9 : -1;
+    }
+
+    private boolean spinsInCoalescingWindows() {
+        return !options.ioCoalesce().isZero() && options.ioCoalesceWait() == CoalesceWait.SPIN;
+    }
+
     /** The rescheduler's wake-ups so far ({@code --reschedule-interval}); -1 when it is off. */
     public long rescheduleWakeups() {
         return rescheduler == null ? -1 : rescheduler.wakeups();
@@ -192,7 +208,8 @@ public final class LarderServer implements AutoCloseable {
         // An IPv6 literal needs brackets in a URL, or the port cannot be told from the address.
         String authority = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
         String coalesce = options.ioCoalesce().isZero() ? ""
-                : " io-coalesce=" + options.ioCoalesce().toNanos() / 1000 + "us";
+                : " io-coalesce=" + options.ioCoalesce().toNanos() / 1000 + "us io-coalesce-wait="
+                        + options.ioCoalesceWait().flag();
         String reschedule = rescheduler == null ? ""
                 : " reschedule-interval=" + options.rescheduleInterval().toNanos() / 1000 + "us reschedule-nice="
                         + options.rescheduleNice();

@@ -36,6 +36,7 @@ import java.util.Objects;
  * @param ioCoalesce         how long an event loop with nothing left to do waits before it blocks for I/O, so that
  *                           one wake-up serves what arrives meanwhile (only under moderate load);
  *                           {@link Duration#ZERO} = block at once
+ * @param ioCoalesceWait     whether an event loop sleeps or spins through that wait
  * @param rescheduleInterval while the store's background threads are at work, a thread of the server wakes this often
  *                           on the core it shares with them, so the scheduler decides again who runs there before
  *                           the kernel's next tick; {@link Duration#ZERO} = never
@@ -71,6 +72,7 @@ public record ServerOptions(
         Duration foregroundSlice,
         ForegroundPolicy foregroundPolicy,
         Duration ioCoalesce,
+        CoalesceWait ioCoalesceWait,
         Duration rescheduleInterval,
         int rescheduleNice,
         MissReads missReads,
@@ -110,6 +112,14 @@ public record ServerOptions(
      * but p99 at the tail benchmark's rates was no better (docs/performance.md, "Session 23").
      */
     public static final Duration DEFAULT_IO_COALESCE = Duration.ZERO;
+    /**
+     * {@code --io-coalesce-wait}'s default: park. Spinning made a request at 60k GET/s on a quiet store cost about what
+     * it costs at saturation, p99 6.4-29.9 ms against the default's 25-287 ms (four runs each); in the tail
+     * benchmark's phases the background works most of the time, so the spin gave way to it and the phases were no
+     * better (2 of 10 either way), and a spin that never gave way starved it and lost the last GET phase (433 and 659
+     * ms; docs/performance.md, "Session 90").
+     */
+    public static final CoalesceWait DEFAULT_IO_COALESCE_WAIT = CoalesceWait.PARK;
     /**
      * {@code --reschedule-interval}'s bounds: a wake-up costs the core a few microseconds, so below 100 us it costs
      * more than the holds it cuts; at 4 ms and more it is the kernel's tick (250 Hz) again.
@@ -157,6 +167,7 @@ public record ServerOptions(
         Objects.requireNonNull(foregroundSlice, "foregroundSlice");
         Objects.requireNonNull(foregroundPolicy, "foregroundPolicy");
         Objects.requireNonNull(ioCoalesce, "ioCoalesce");
+        Objects.requireNonNull(ioCoalesceWait, "ioCoalesceWait");
         Objects.requireNonNull(rescheduleInterval, "rescheduleInterval");
         Objects.requireNonNull(timeoutCheckPeriod, "timeoutCheckPeriod");
         Objects.requireNonNull(missReads, "missReads");
@@ -231,6 +242,7 @@ public record ServerOptions(
         b.foregroundSlice = foregroundSlice;
         b.foregroundPolicy = foregroundPolicy;
         b.ioCoalesce = ioCoalesce;
+        b.ioCoalesceWait = ioCoalesceWait;
         b.rescheduleInterval = rescheduleInterval;
         b.rescheduleNice = rescheduleNice;
         b.missReads = missReads;
@@ -277,6 +289,7 @@ public record ServerOptions(
         private Duration foregroundSlice = DEFAULT_FOREGROUND_SLICE;
         private ForegroundPolicy foregroundPolicy = DEFAULT_FOREGROUND_POLICY;
         private Duration ioCoalesce = DEFAULT_IO_COALESCE;
+        private CoalesceWait ioCoalesceWait = DEFAULT_IO_COALESCE_WAIT;
         private Duration rescheduleInterval = DEFAULT_RESCHEDULE_INTERVAL;
         private int rescheduleNice = DEFAULT_RESCHEDULE_NICE;
         private MissReads missReads = DEFAULT_MISS_READS;
@@ -309,6 +322,7 @@ public record ServerOptions(
         public Builder foregroundSlice(Duration v) { foregroundSlice = v; return this; }
         public Builder foregroundPolicy(ForegroundPolicy v) { foregroundPolicy = v; return this; }
         public Builder ioCoalesce(Duration v) { ioCoalesce = v; return this; }
+        public Builder ioCoalesceWait(CoalesceWait v) { ioCoalesceWait = v; return this; }
         public Builder rescheduleInterval(Duration v) { rescheduleInterval = v; return this; }
         public Builder rescheduleNice(int v) { rescheduleNice = v; return this; }
         public Builder missReads(MissReads v) { missReads = v; return this; }
@@ -318,7 +332,7 @@ public record ServerOptions(
             return new ServerOptions(host, port, ioThreads, transport, workers, queueSize, rejection, maxQueueDelay,
                     maxValueSize, maxRequestLine, maxHeaderSize, shutdownTimeout, readTimeout, idleTimeout,
                     maxConnections, writeHighWaterMark, rangeBatchBytes, limitAlgorithm, inlineBatch,
-                    foregroundSlice, foregroundPolicy, ioCoalesce, rescheduleInterval, rescheduleNice, missReads,
+                    foregroundSlice, foregroundPolicy, ioCoalesce, ioCoalesceWait, rescheduleInterval, rescheduleNice, missReads,
                     timeoutCheckPeriod);
         }
     }

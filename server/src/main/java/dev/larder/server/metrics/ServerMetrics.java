@@ -62,6 +62,14 @@ public final class ServerMetrics implements MeterBinder {
                             + "while the store's background works (--reschedule-interval)")
                     .register(registry);
         }
+        if (server.coalesceSpinSeconds() >= 0) {
+            // The loops' CPU that served no request: a reading of the loops' threads' CPU includes it.
+            FunctionCounter.builder("larder.io.coalesce.spin", server, LarderServer::coalesceSpinSeconds)
+                    .description("Time the event loops spun through --io-coalesce windows "
+                            + "(--io-coalesce-wait spin) instead of sleeping")
+                    .baseUnit("seconds")
+                    .register(registry);
+        }
         new NettyEventExecutorMetrics(server.eventLoops()).bindTo(registry);
     }
 
