@@ -80,11 +80,11 @@ public final class TailBench {
             out.println("  phases: " + describe(steps) + " (one session, same connections, after an unmeasured "
                     + Units.shortTime(LEAD_IN.toNanos() / 1000.0) + " lead-in at the first phase's rate)");
             TailSession.Measured measured;
-            double[] writeStalls;
-            try (WriteStalls stalls = WriteStalls.of(server.adminUrl())) {
+            BoundaryCounters.Spans counted;
+            try (BoundaryCounters counters = BoundaryCounters.of(server.adminUrl(), BoundaryCounters.TAIL)) {
                 measured = session.runPhases(server.url(), server.label(), encoder, putCursor, withLeadIn,
-                        from -> stalls.readAt(boundaries(from, steps)));
-                writeStalls = stalls.between();
+                        from -> counters.readAt(boundaries(from, steps)));
+                counted = counters.between();
             }
             List<RunResult> larder = measured.results();
             Instant phasesStarted = measured.measuredFrom();
@@ -138,7 +138,8 @@ public final class TailBench {
             for (int i = 0; i < steps.size(); i++) {
                 TailSession.Step s = steps.get(i);
                 phases.add(new TailResult.PhaseResult(s.kind(), s.rate(), at, larder.get(i),
-                        nginx == null ? null : nginx.get(i), i < writeStalls.length ? writeStalls[i] : Double.NaN));
+                        nginx == null ? null : nginx.get(i), counted.of(BoundaryCounters.WRITE_STALL_SECONDS, i),
+                        counted.of(BoundaryCounters.COALESCE_SPIN_SECONDS, i)));
                 at += s.duration().toNanos() / 1e9;
             }
             return new TailResult(options, tail, started, phasesStarted, Bench.machine(), server.label(), server.url(),

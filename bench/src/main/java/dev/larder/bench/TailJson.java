@@ -48,6 +48,7 @@ final class TailJson {
             j.field("p99_ratio_to_nginx", p.p99Ratio());
             j.field("cpu_over_saturated", r.costOverSaturated(p));
             j.field("write_stall_seconds", p.writeStallSeconds());
+            j.field("coalesce_spin_seconds", p.spinSeconds());
             optionalRun(j, "larder", p.larder());
             optionalRun(j, "nginx", p.nginx());
             j.endObject();

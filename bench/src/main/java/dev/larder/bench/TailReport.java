@@ -182,7 +182,7 @@ final class TailReport {
                     p.secondsAboveStolenText(bound), recover < 0 ? "never" : recover + " s",
                     p.switchCostSeconds(r.tail().switchWindow()),
                     p.nginx() == null ? "" : Units.timeMicros(p.nginx().percentile(99)),
-                    p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
+                    p.p99RatioText(), Units.cpuPerAnswer(p.serverMicrosPerRequest(), "-"),
                     r.costOverSaturatedText(p),
                     p.nginx() == null ? "" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "")));
         }

@@ -95,11 +95,13 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
      * A phase's CPU per answer over the saturated cost of its kind ({@link #saturatedMicrosPerRequest}). At
      * saturation each wake-up of the server, each system call and each write batch is shared by many requests; at a
      * fixed rate by few, so a phase at a fraction L of capacity keeps about L times this ratio of the capacity run's
-     * CPU busy, and above 1 of a core every pause of the server becomes a queue. NaN when either CPU is unknown.
+     * CPU busy, and above 1 of a core every pause of the server becomes a queue. The phase's CPU leaves out the
+     * loops' spin ({@link PhaseResult#serverMicrosPerRequest}); the capacity runs have none to leave out (a loop
+     * busy for a whole window stops waiting, docs/performance.md, "Session 90"). NaN when either CPU is unknown.
      */
     public double costOverSaturated(PhaseResult phase) {
         double saturated = saturatedMicrosPerRequest(phase.kind());
-        double fixed = phase.larder().serverMicrosPerRequest();
+        double fixed = phase.serverMicrosPerRequest();
         return saturated > 0 ? fixed / saturated : Double.NaN;
     }
 
@@ -150,15 +152,45 @@ public record TailResult(BenchOptions options, TailOptions tail, Instant started
      * @param startSeconds where it starts on the session's time axis
      * @param larder       the server's window
      * @param nginx        nginx's window at the same rate, or {@code null}
-     * @param writeStallSeconds how long RocksDB held the server's writes back during the phase ({@link WriteStalls});
-     *                          NaN unknown (no admin endpoint, not Larder)
+     * @param writeStallSeconds how long RocksDB held the server's writes back during the phase
+     *                          ({@link BoundaryCounters}); NaN unknown (no admin endpoint, not Larder)
+     * @param spinSeconds  how long the server's event loops spun through coalescing windows during the phase
+     *                     ({@code --io-coalesce-wait spin}, {@link BoundaryCounters}); NaN unknown or not spinning
      */
     public record PhaseResult(TailPhase kind, double rate, double startSeconds, RunResult larder, RunResult nginx,
-                              double writeStallSeconds) {
+                              double writeStallSeconds, double spinSeconds) {
 
-        /** With the write stalls unknown. */
+        /** With the write stalls and the spin unknown. */
         public PhaseResult(TailPhase kind, double rate, double startSeconds, RunResult larder, RunResult nginx) {
-            this(kind, rate, startSeconds, larder, nginx, Double.NaN);
+            this(kind, rate, startSeconds, larder, nginx, Double.NaN, Double.NaN);
+        }
+
+        /** With the spin unknown. */
+        public PhaseResult(TailPhase kind, double rate, double startSeconds, RunResult larder, RunResult nginx,
+                           double writeStallSeconds) {
+            this(kind, rate, startSeconds, larder, nginx, writeStallSeconds, Double.NaN);
+        }
+
+        /** The cores the event loops spent spinning through coalescing windows in the phase; 0 when unknown. */
+        public double spinCores() {
+            double seconds = larder.seconds();
+            return Double.isNaN(spinSeconds) || seconds <= 0 ? 0 : spinSeconds / seconds;
+        }
+
+        /**
+         * The server's CPU per answer in the phase, in microseconds, without the loops' spin (CPU that served no
+         * request: a spinning loop fills the core's idle time, which a sleeping one leaves to the kernel); NaN when
+         * unknown.
+         */
+        public double serverMicrosPerRequest() {
+            double rate = larder.achievedRate();
+            double cores = larder.serverCores() - spinCores();
+            return Double.isNaN(cores) || rate <= 0 ? Double.NaN : cores * 1e6 / rate;
+        }
+
+        /** The cores the phase kept the server's request path busy: its foreground CPU without the spin. */
+        public double requestPathCores() {
+            return larder.serverForegroundCores() - spinCores();
         }
 
         /** Seconds of the phase whose p99 is above {@code boundMicros}. */

@@ -40,13 +40,14 @@ final class TailText {
                     p.secondsAboveStolenText(bound), recover < 0 ? "never" : recover + "s",
                     p.switchCostSeconds(tail.switchWindow()),
                     p.nginx() == null ? "-" : Units.timeMicros(p.nginx().percentile(99)),
-                    p.nginx() == null ? "-" : p.p99RatioText(), Units.cpuPerAnswer(l.serverMicrosPerRequest(), "-"),
+                    p.nginx() == null ? "-" : p.p99RatioText(), Units.cpuPerAnswer(p.serverMicrosPerRequest(), "-"),
                     r.costOverSaturatedText(p),
                     Double.isNaN(l.serverBackgroundCores()) ? "-"
                             : String.format(Locale.ROOT, "%.2f", l.serverBackgroundCores()),
                     p.nginx() == null ? "-" : Units.cpuPerAnswer(p.nginx().serverMicrosPerRequest(), "-"));
         }
         printCostOverSaturated(out, r);
+        printSpin(out, r);
         printWriteStalls(out, r);
         if (r.machineSpeed() != null) {
             out.println("  Machine speed: " + r.machineSpeed().describe());
@@ -137,8 +138,8 @@ final class TailText {
             if (!Double.isNaN(ratio)) {
                 lowRatio = Math.min(lowRatio, ratio);
                 highRatio = Math.max(highRatio, ratio);
-                lowCores = Math.min(lowCores, p.larder().serverForegroundCores());
-                highCores = Math.max(highCores, p.larder().serverForegroundCores());
+                lowCores = Math.min(lowCores, p.requestPathCores());
+                highCores = Math.max(highCores, p.requestPathCores());
             }
         }
         if (lowRatio > highRatio) {
@@ -151,7 +152,28 @@ final class TailText {
     }
 
     /**
-     * How long RocksDB held writes back in each phase, when the server said ({@link WriteStalls}); with the cause
+     * How much of the server's CPU was its loops spinning through coalescing windows ({@code --io-coalesce-wait
+     * spin}), which cpu/req and x sat leave out; nothing when no phase spun.
+     */
+    static void printSpin(PrintStream out, TailResult r) {
+        StringBuilder line = new StringBuilder();
+        boolean spun = false;
+        int i = 1;
+        for (TailResult.PhaseResult p : r.phases()) {
+            line.append(line.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%d %s %.2f", i, p.kind(),
+                    p.spinCores()));
+            spun |= p.spinCores() > 0;
+            i++;
+        }
+        if (spun) {
+            out.println("  the event loops spun through their coalescing windows ("
+                    + BoundaryCounters.COALESCE_SPIN_SECONDS + ", read at each phase boundary), cores: " + line
+                    + "; cpu/req and x sat leave it out");
+        }
+    }
+
+    /**
+     * How long RocksDB held writes back in each phase, when the server said ({@link BoundaryCounters}); with the cause
      * and the flag that moves it when any phase had a stall.
      */
     static void printWriteStalls(PrintStream out, TailResult r) {
@@ -169,7 +191,8 @@ final class TailText {
         if (line.length() == 0) {
             return;
         }
-        out.println("  RocksDB write stalls (" + WriteStalls.METRIC + ", read at each phase boundary): " + line);
+        out.println("  RocksDB write stalls (" + BoundaryCounters.WRITE_STALL_SECONDS
+                + ", read at each phase boundary): " + line);
         if (total > 0) {
             out.println("  RocksDB slowed or stopped writes: its memtables or level-0 files filled faster than the "
                     + "background flushed or compacted them; a stop holds every write until a flush ends. Its LOG in "

@@ -110,6 +110,38 @@ class TailResultTest {
     }
 
     @Test
+    void theLoopsSpinIsLeftOutOfAPhasesCpuPerAnswerAndItsRatio() {
+        // Saturated GET 50k/s on one core: 20 us. The phase: 40k/s on a full core, 3 of its 10 s a loop's spin.
+        RunResult put = window(0, 80_000, 1.0, 0.0);
+        RunResult get = window(0, 50_000, 1.0, 0.0);
+        TailResult.PhaseResult spinning = new TailResult.PhaseResult(TailPhase.GET, 40_000, 0,
+                window(40_000, 40_000, 1.0, 0.05), null, 0, 3.0);
+        TailResult.PhaseResult sleeping = new TailResult.PhaseResult(TailPhase.GET, 40_000, 30,
+                window(40_000, 40_000, 1.0, 0.05), null, 0, Double.NaN);
+        TailResult r = result(put, get, List.of(spinning, sleeping));
+
+        assertEquals(0.3, spinning.spinCores(), 1e-9);
+        assertEquals(17.5, spinning.serverMicrosPerRequest(), 1e-9, "0.7 of a core over 40k answers");
+        assertEquals(17.5 / 20.0, r.costOverSaturated(spinning), 1e-9);
+        assertEquals(0.65, spinning.requestPathCores(), 1e-9, "neither the background nor the spin");
+        assertEquals(0, sleeping.spinCores(), 1e-9, "no counter: nothing to leave out");
+        assertEquals(25.0 / 20.0, r.costOverSaturated(sleeping), 1e-9);
+
+        String text = text(r);
+        assertTrue(text.matches("(?s).*\\n\\s+1 GET .* 17\\.5us\\s+0\\.88x\\s+0\\.05 .*"), text);
+        assertTrue(text.contains("the event loops spun through their coalescing windows "
+                + "(larder_io_coalesce_spin_seconds_total, read at each phase boundary), cores: 1 GET 0.30, "
+                + "2 GET 0.00; cpu/req and x sat leave it out"), text);
+        assertTrue(text.contains("so the phases kept 0.65-0.95 cores of the server's request path busy"), text);
+        String json = TailJson.of(r);
+        assertTrue(json.contains("\"coalesce_spin_seconds\": 3,") && json.contains("\"coalesce_spin_seconds\": null,"),
+                json);
+
+        TailResult none = result(put, get, List.of(sleeping));
+        assertFalse(text(none).contains("spun through"), text(none));
+    }
+
+    @Test
     void withoutTheServersCpuThereIsNoRatio() {
         RunResult put = window(0, 80_000, Double.NaN, Double.NaN);
         RunResult get = window(0, 50_000, Double.NaN, Double.NaN);
