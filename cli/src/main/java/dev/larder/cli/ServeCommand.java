@@ -242,9 +242,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--io-coalesce-wait", defaultValue = "${env:LARDER_IO_COALESCE_WAIT:-park}",
             converter = CoalesceWaitConverter.class,
             description = "How an event loop waits out --io-coalesce: park (it sleeps; the core may halt) or spin "
-                    + "(it busy-waits while flushes, compactions and table reads are idle, and sleeps while they "
-                    + "run, so they get the spare time; the core stays awake and the next requests run back to back "
-                    + "as at saturation) (default: ${DEFAULT-VALUE}).")
+                    + "(it busy-waits, so the core stays awake and the next requests run back to back as at "
+                    + "saturation; while flushes, compactions and table reads run it sleeps through half its waiting "
+                    + "time, so they get the spare time) (default: ${DEFAULT-VALUE}).")
     CoalesceWait ioCoalesceWait;
 
     // 500us: against off at the tail benchmark's fixed rates, the median second's p99 about 2 ms instead of 3, at the

@@ -82,7 +82,8 @@ class ServeCommandTest {
         assertEquals(3, options.ioThreads());
         assertEquals(Duration.ofMillis(4), options.foregroundSlice());
         assertEquals(Duration.ofNanos(200_000), options.ioCoalesce());
-        assertEquals(CoalesceWait.SPIN, parse("serve", "--io-coalesce-wait", "spin").ioCoalesceWait());
+        assertEquals(CoalesceWait.SPIN, parse("serve", "--io-coalesce", "200us", "--io-coalesce-wait", "spin")
+                .ioCoalesceWait());
         assertEquals(CoalesceWait.PARK, parse("serve", "--io-coalesce-wait", "park").ioCoalesceWait());
         assertEquals(Duration.ofMillis(1), options.rescheduleInterval());
         assertEquals(5, options.rescheduleNice());
@@ -226,6 +227,10 @@ class ServeCommandTest {
         assertEquals(2, badWait.status());
         assertTrue(badWait.err().contains("--io-coalesce-wait") && badWait.err().contains("park, spin"),
                 badWait.err());
+        Run spinNoWindow = execute("serve", "--io-coalesce-wait", "spin");
+        assertEquals(2, spinNoWindow.status());
+        assertTrue(spinNoWindow.err().contains("io-coalesce-wait") && spinNoWindow.err().contains("--io-coalesce 200us"),
+                spinNoWindow.err());
         Run tickLong = execute("serve", "--reschedule-interval", "5ms");
         assertEquals(2, tickLong.status());
         assertTrue(tickLong.err().contains("reschedule-interval") && tickLong.err().contains("100us to 4ms"),

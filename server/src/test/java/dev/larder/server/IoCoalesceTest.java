@@ -70,12 +70,13 @@ class IoCoalesceTest {
     }
 
     @Test
-    void spinningTheLoopSleepsWhileTheBackgroundWorks() throws Exception {
+    void spinningTheLoopSleepsThroughSomeOfItsWindowsWhileTheBackgroundWorks() throws Exception {
         try (TestServer larder = new TestServer(dir, o -> o.ioThreads(1).workers(2).inlineBatch(0)
                 .ioCoalesce(Duration.ofMillis(2)).ioCoalesceWait(CoalesceWait.SPIN), s -> background(s, true),
                 ServerObserver.NOOP)) {
-            assertEquals(Set.of(Wait.SLEEP), loadAndWatch(larder), "how the loop waited with the background at work");
-            assertEquals(0.0, larder.server.coalesceSpinSeconds(), "spin time while it only slept");
+            assertEquals(Set.of(Wait.SLEEP, Wait.SPIN), loadAndWatch(larder),
+                    "how the loop waited with the background at work");
+            assertTrue(larder.server.coalesceSpinSeconds() > 0, "spin time: " + larder.server.coalesceSpinSeconds());
         }
     }
 

@@ -11,9 +11,10 @@ public enum CoalesceWait {
      */
     PARK("park"),
     /**
-     * It spins while the store's flushes, compactions and table reads are idle, so the core stays awake and the next
-     * window's requests run back to back as at saturation; while they are at work it sleeps, so they get the core's
-     * spare time (a spinning loop at nice 0 would leave a nice-19 flush about 1.5% of it).
+     * It spins, so the core stays awake and the next window's requests run back to back as at saturation; while the
+     * store's flushes, compactions and table reads work it sleeps through half of its waiting time, so they get the
+     * core's spare time in whole windows (a loop at nice 0 that spun through all of it would leave a nice-19 flush
+     * about 1.5% of the core).
      */
     SPIN("spin");
 

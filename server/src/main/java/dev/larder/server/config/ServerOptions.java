@@ -114,10 +114,10 @@ public record ServerOptions(
     public static final Duration DEFAULT_IO_COALESCE = Duration.ZERO;
     /**
      * {@code --io-coalesce-wait}'s default: park. Spinning made a request at 60k GET/s on a quiet store cost about what
-     * it costs at saturation, p99 6.4-29.9 ms against the default's 25-287 ms (four runs each); in the tail
-     * benchmark's phases the background works most of the time, so the spin gave way to it and the phases were no
-     * better (2 of 10 either way), and a spin that never gave way starved it and lost the last GET phase (433 and 659
-     * ms; docs/performance.md, "Session 90").
+     * it costs at saturation, p99 6.4-29.9 ms against the default's 25-287 ms (four runs each; docs/performance.md,
+     * "Session 90"), and sharing the waiting time with the background held 15 of 25 of the tail benchmark's phases
+     * against the default's 11 of 25 in five alternated pairs ("Session 91"); but the spin fills the core's idle
+     * time, which a server that shares its cores must not take by default.
      */
     public static final CoalesceWait DEFAULT_IO_COALESCE_WAIT = CoalesceWait.PARK;
     /**
@@ -193,6 +193,9 @@ public record ServerOptions(
                 foregroundSlice, "off with --foreground-policy fifo");
         check(offOrBetween(ioCoalesce, MIN_IO_COALESCE, MAX_IO_COALESCE), "io-coalesce", ioCoalesce,
                 "off, or 10us to 5ms");
+        // Spinning needs a window to spin through; without one the flag would silently do nothing.
+        check(ioCoalesceWait == CoalesceWait.PARK || !ioCoalesce.isZero(), "io-coalesce-wait", ioCoalesceWait.flag(),
+                "park while --io-coalesce is off (spin through a window: --io-coalesce 200us)");
         check(offOrBetween(rescheduleInterval, MIN_RESCHEDULE_INTERVAL, MAX_RESCHEDULE_INTERVAL),
                 "reschedule-interval", rescheduleInterval, "off, or 100us to 4ms");
         check(rescheduleNice >= 0 && rescheduleNice <= 19, "reschedule-nice", rescheduleNice, "0..19");

@@ -19,8 +19,8 @@ import java.util.function.BooleanSupplier;
  * wake-up of the loop still lands in the loop's ring (io_uring) or descriptor (epoll) and ends the blocking wait that
  * follows at once.
  *
- * <p>How it waits ({@code --io-coalesce-wait}): it sleeps, or it spins while the store's background is idle (see
- * {@link CoalesceWait}). On a virtual machine a core that halts in the sleep comes back cold: at 60k GET/s a request
+ * <p>How it waits ({@code --io-coalesce-wait}): it sleeps, or it spins, sharing its waiting time with the store's
+ * background while that works ({@link SpinShare}). On a virtual machine a core that halts in the sleep comes back cold: at 60k GET/s a request
  * cost the server 12.9-14.1 us of CPU with the sleep, 11.6-12.8 us with the spin (about its cost at saturation; the
  * spin itself not counted) and 15.0-16.1 us without coalescing (docs/performance.md, "Session 90").
  */
@@ -28,21 +28,21 @@ public final class CoalescingIoHandler implements IoHandler {
     private final IoHandler delegate;
     private final WakeupCoalescer coalescer;
     /** Null when the loop sleeps through its windows. */
-    private final BackgroundCheck spinUnlessBusy;
+    private final SpinShare spinShare;
     private final LongAdder spunNanos;
 
-    private CoalescingIoHandler(IoHandler delegate, long windowNanos, BackgroundCheck spinUnlessBusy,
-            LongAdder spunNanos) {
+    private CoalescingIoHandler(IoHandler delegate, long windowNanos, SpinShare spinShare, LongAdder spunNanos) {
         this.delegate = delegate;
         this.coalescer = new WakeupCoalescer(windowNanos, System.nanoTime());
-        this.spinUnlessBusy = spinUnlessBusy;
+        this.spinShare = spinShare;
         this.spunNanos = spunNanos;
     }
 
     /**
      * {@code handlers} itself for a zero window, else handlers that coalesce wake-ups over {@code window}, waiting
-     * as {@code wait} says; {@code backgroundBusy} tells a spinning loop when to sleep instead (it is asked on the
-     * loop's thread and must not block); every loop adds the nanoseconds it spins to {@code spunNanos}.
+     * as {@code wait} says; {@code backgroundBusy} tells a spinning loop when to sleep through some windows instead
+     * ({@link SpinShare}; it is asked on the loop's thread and must not block); every loop adds the nanoseconds it
+     * spins to {@code spunNanos}.
      */
     public static IoHandlerFactory factory(IoHandlerFactory handlers, Duration window, CoalesceWait wait,
             BooleanSupplier backgroundBusy, LongAdder spunNanos) {
@@ -53,8 +53,8 @@ public final class CoalescingIoHandler implements IoHandler {
         return new IoHandlerFactory() {
             @Override
             public IoHandler newHandler(ThreadAwareExecutor executor) {
-                BackgroundCheck check = wait == CoalesceWait.SPIN ? new BackgroundCheck(backgroundBusy) : null;
-                return new CoalescingIoHandler(handlers.newHandler(executor), windowNanos, check, spunNanos);
+                SpinShare share = wait == CoalesceWait.SPIN ? new SpinShare(new BackgroundCheck(backgroundBusy)) : null;
+                return new CoalescingIoHandler(handlers.newHandler(executor), windowNanos, share, spunNanos);
             }
 
             @Override
@@ -71,7 +71,7 @@ public final class CoalescingIoHandler implements IoHandler {
             long wait = coalescer.waitBeforeBlocking(ioStart, context.delayNanos(ioStart));
             if (wait > 0) {
                 long waitStart = ioStart;
-                boolean spin = spinUnlessBusy != null && !spinUnlessBusy.busy(waitStart);
+                boolean spin = spinShare != null && spinShare.spin(waitStart, wait);
                 if (spin) {
                     spinUntil(waitStart + wait);
                 } else {
