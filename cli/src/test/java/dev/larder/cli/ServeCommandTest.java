@@ -229,8 +229,8 @@ class ServeCommandTest {
                 badWait.err());
         Run spinNoWindow = execute("serve", "--io-coalesce-wait", "spin");
         assertEquals(2, spinNoWindow.status());
-        assertTrue(spinNoWindow.err().contains("io-coalesce-wait") && spinNoWindow.err().contains("--io-coalesce 200us"),
-                spinNoWindow.err());
+        assertTrue(spinNoWindow.err().contains("io-coalesce-wait")
+                && spinNoWindow.err().contains("--io-coalesce 200us"), spinNoWindow.err());
         Run tickLong = execute("serve", "--reschedule-interval", "5ms");
         assertEquals(2, tickLong.status());
         assertTrue(tickLong.err().contains("reschedule-interval") && tickLong.err().contains("100us to 4ms"),

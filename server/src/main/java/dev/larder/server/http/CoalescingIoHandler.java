@@ -20,9 +20,10 @@ import java.util.function.BooleanSupplier;
  * follows at once.
  *
  * <p>How it waits ({@code --io-coalesce-wait}): it sleeps, or it spins, sharing its waiting time with the store's
- * background while that works ({@link SpinShare}). On a virtual machine a core that halts in the sleep comes back cold: at 60k GET/s a request
- * cost the server 12.9-14.1 us of CPU with the sleep, 11.6-12.8 us with the spin (about its cost at saturation; the
- * spin itself not counted) and 15.0-16.1 us without coalescing (docs/performance.md, "Session 90").
+ * background while that works ({@link SpinShare}). On a virtual machine a core that halts in the sleep comes back
+ * cold: at 60k GET/s a request cost the server 12.9-14.1 us of CPU with the sleep, 11.6-12.8 us with the spin (about
+ * its cost at saturation; the spin itself not counted) and 15.0-16.1 us without coalescing (docs/performance.md,
+ * "Session 90").
  */
 public final class CoalescingIoHandler implements IoHandler {
     private final IoHandler delegate;
