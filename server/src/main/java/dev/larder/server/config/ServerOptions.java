@@ -115,9 +115,9 @@ public record ServerOptions(
     /**
      * {@code --io-coalesce-wait}'s default: park. Spinning made a request at 60k GET/s on a quiet store cost about what
      * it costs at saturation, p99 6.4-29.9 ms against the default's 25-287 ms (four runs each; docs/performance.md,
-     * "Session 90"), and sharing the waiting time with the background held 15 of 25 of the tail benchmark's phases
-     * against the default's 11 of 25 in five alternated pairs ("Session 91"); but the spin fills the core's idle
-     * time, which a server that shares its cores must not take by default.
+     * "Session 90"); sharing the waiting time with the background held 19 of 35 of the tail benchmark's phases
+     * against the default's 18 of 35 in seven alternated pairs ("Session 91"), no gain the noise lets one see, and
+     * the spin fills the core's idle time, which a server that shares its cores must not take by default.
      */
     public static final CoalesceWait DEFAULT_IO_COALESCE_WAIT = CoalesceWait.PARK;
     /**

@@ -13,8 +13,9 @@ package dev.larder.server.http;
  * most of the time and its requests cost what they cost without the spin (docs/performance.md, "Session 90").
  * Sleeping through half of the windows while they work leaves them the core's spare time in whole windows, and
  * keeps the other half of the loop's windows awake: in the phases the write phases' compactions were done early in
- * the mix instead of running into the last read phase, and 15 of 25 phases held against the default's 11 of 25; a
- * quarter was worse than both (1 of 10; docs/performance.md, "Session 91").
+ * the mix instead of running into the last read phase, and a request cost 0.98-1.25x its saturated cost against the
+ * sleeping loop's 1.19-1.38x; the phases held were no more (19 of 35 against 18 of 35), and a quarter was worse than
+ * both (1 of 10; docs/performance.md, "Session 91").
  *
  * <p>Not thread-safe: one per event loop, used on its thread. Times are {@link System#nanoTime()} values.
  */
