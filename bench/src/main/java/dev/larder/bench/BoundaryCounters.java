@@ -3,9 +3,10 @@ package dev.larder.bench;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.function.Supplier;
 
@@ -124,15 +125,15 @@ final class BoundaryCounters implements AutoCloseable {
                 t.interrupt();
             }
         }
-        List<double[]> perName = new ArrayList<>();
+        Map<String, double[]> byName = new LinkedHashMap<>();
         for (int n = 0; n < names.size(); n++) {
             double[] spans = new double[Math.max(0, values.length - 1)];
             for (int i = 0; i < spans.length; i++) {
                 spans[i] = values[i + 1][n] - values[i][n];
             }
-            perName.add(spans);
+            byName.put(names.get(n), spans);
         }
-        return new Spans(names, perName);
+        return new Spans(byName, Math.max(0, values.length - 1));
     }
 
     @Override
@@ -144,27 +145,26 @@ final class BoundaryCounters implements AutoCloseable {
 
     /** What each counter counted between consecutive boundaries. */
     static final class Spans {
-        private final List<String> names;
-        private final List<double[]> perName;
+        private final Map<String, double[]> byName;
+        private final int count;
 
-        private Spans(List<String> names, List<double[]> perName) {
-            this.names = names;
-            this.perName = perName;
+        private Spans(Map<String, double[]> byName, int count) {
+            this.byName = byName;
+            this.count = count;
         }
 
         /** {@code name}'s figure for span {@code i}; NaN when unknown or out of range. */
         double of(String name, int i) {
-            int n = names.indexOf(name);
-            if (n < 0) {
+            double[] spans = byName.get(name);
+            if (spans == null) {
                 throw new IllegalArgumentException("not read: " + name);
             }
-            double[] spans = perName.get(n);
             return i >= 0 && i < spans.length ? spans[i] : Double.NaN;
         }
 
         /** How many spans there are. */
         int count() {
-            return perName.isEmpty() ? 0 : perName.get(0).length;
+            return count;
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.larder.bench;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The text summary of a tail run: the phase table beside nginx (with each server's CPU per answer when its processes
@@ -156,20 +157,26 @@ final class TailText {
      * spin}), which cpu/req and x sat leave out; nothing when no phase spun.
      */
     static void printSpin(PrintStream out, TailResult r) {
+        if (r.phases().stream().anyMatch(p -> p.spinCores() > 0)) {
+            out.println("  the event loops spun through their coalescing windows ("
+                    + BoundaryCounters.COALESCE_SPIN_SECONDS + ", read at each phase boundary), cores: "
+                    + perPhase(r, TailResult.PhaseResult::spinCores, "") + "; cpu/req and x sat leave it out");
+        }
+    }
+
+    /** Each phase's {@code value} as {@code 1 PUT 0.84<unit>, 2 GET 0.00<unit>}; phases where it is NaN left out. */
+    private static String perPhase(TailResult r, ToDoubleFunction<TailResult.PhaseResult> value, String unit) {
         StringBuilder line = new StringBuilder();
-        boolean spun = false;
         int i = 1;
         for (TailResult.PhaseResult p : r.phases()) {
-            line.append(line.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%d %s %.2f", i, p.kind(),
-                    p.spinCores()));
-            spun |= p.spinCores() > 0;
+            double v = value.applyAsDouble(p);
+            if (!Double.isNaN(v)) {
+                line.append(line.length() == 0 ? "" : ", ")
+                        .append(String.format(Locale.ROOT, "%d %s %.2f%s", i, p.kind(), v, unit));
+            }
             i++;
         }
-        if (spun) {
-            out.println("  the event loops spun through their coalescing windows ("
-                    + BoundaryCounters.COALESCE_SPIN_SECONDS + ", read at each phase boundary), cores: " + line
-                    + "; cpu/req and x sat leave it out");
-        }
+        return line.toString();
     }
 
     /**
@@ -177,23 +184,13 @@ final class TailText {
      * and the flag that moves it when any phase had a stall.
      */
     static void printWriteStalls(PrintStream out, TailResult r) {
-        StringBuilder line = new StringBuilder();
-        double total = 0;
-        int i = 1;
-        for (TailResult.PhaseResult p : r.phases()) {
-            if (!Double.isNaN(p.writeStallSeconds())) {
-                line.append(line.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%d %s %.2f s", i,
-                        p.kind(), p.writeStallSeconds()));
-                total += p.writeStallSeconds();
-            }
-            i++;
-        }
-        if (line.length() == 0) {
+        String line = perPhase(r, TailResult.PhaseResult::writeStallSeconds, " s");
+        if (line.isEmpty()) {
             return;
         }
         out.println("  RocksDB write stalls (" + BoundaryCounters.WRITE_STALL_SECONDS
                 + ", read at each phase boundary): " + line);
-        if (total > 0) {
+        if (r.phases().stream().anyMatch(p -> p.writeStallSeconds() > 0)) {
             out.println("  RocksDB slowed or stopped writes: its memtables or level-0 files filled faster than the "
                     + "background flushed or compacted them; a stop holds every write until a flush ends. Its LOG in "
                     + "the data directory names which (\"Stopping writes because ...\"); more memtables "
