@@ -1,6 +1,14 @@
 package dev.larder.cli;
 
 import dev.larder.bench.UncommonTraps;
+import dev.larder.server.config.CoalesceWait;
+import dev.larder.server.config.ForegroundPolicy;
+import dev.larder.server.config.LimitAlgorithm;
+import dev.larder.server.config.MissReads;
+import dev.larder.server.config.RejectionMode;
+import dev.larder.server.config.TransportKind;
+import dev.larder.storage.BlockCacheType;
+import dev.larder.storage.TableWarming;
 import java.util.OptionalInt;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,10 +34,21 @@ public final class Larder implements Runnable {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command tree with Larder's converters; tests use it to run commands in-process. */
+    /**
+     * The command tree with Larder's converters; tests use it to run commands in-process. A mode-valued option is
+     * read by its flag spelling ({@code caller-runs}, {@code read-back}), which picocli's enum names are not.
+     */
     public static CommandLine commandLine() {
         return new CommandLine(new Larder())
                 .registerConverter(java.time.Duration.class, new DurationConverter())
+                .registerConverter(TransportKind.class, TransportKind::fromFlag)
+                .registerConverter(RejectionMode.class, RejectionMode::fromFlag)
+                .registerConverter(LimitAlgorithm.class, LimitAlgorithm::fromFlag)
+                .registerConverter(BlockCacheType.class, BlockCacheType::fromFlag)
+                .registerConverter(ForegroundPolicy.class, ForegroundPolicy::fromFlag)
+                .registerConverter(CoalesceWait.class, CoalesceWait::fromFlag)
+                .registerConverter(MissReads.class, MissReads::fromFlag)
+                .registerConverter(TableWarming.class, TableWarming::fromFlag)
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler(Larder::badInput);
     }

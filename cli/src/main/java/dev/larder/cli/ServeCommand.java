@@ -91,7 +91,7 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Event-loop threads accepting and parsing HTTP (default: number of cores; 0 = that).")
     int ioThreads;
 
-    @Option(names = "--transport", defaultValue = "${env:LARDER_TRANSPORT:-auto}", converter = TransportConverter.class,
+    @Option(names = "--transport", defaultValue = "${env:LARDER_TRANSPORT:-auto}",
             description = "auto, io_uring, epoll or nio (default: ${DEFAULT-VALUE}: the best available; the startup "
                     + "log says which and why not the others).")
     TransportKind transport;
@@ -107,7 +107,7 @@ public final class ServeCommand implements Callable<Integer> {
                     + "Total capacity = workers x queue-size.")
     int queueSize;
 
-    @Option(names = "--rejection", defaultValue = "${env:LARDER_REJECTION:-abort}", converter = RejectionConverter.class,
+    @Option(names = "--rejection", defaultValue = "${env:LARDER_REJECTION:-abort}",
             description = "When a worker's queue is full: abort (503 + Retry-After at once), caller-runs (the event "
                     + "loop runs it: reads slow down), discard-oldest (the oldest waiting request gets the 503); "
                     + "adaptive: requests over a concurrency limit learned from latency get the 503 at once, "
@@ -115,7 +115,6 @@ public final class ServeCommand implements Callable<Integer> {
     RejectionMode rejection;
 
     @Option(names = "--limit-algorithm", defaultValue = "${env:LARDER_LIMIT_ALGORITHM:-vegas}",
-            converter = LimitAlgorithmConverter.class,
             description = "What learns the limit of --rejection adaptive: vegas, gradient2 or aimd "
                     + "(default: ${DEFAULT-VALUE}; docs/reliability.md says why).")
     LimitAlgorithm limitAlgorithm;
@@ -165,7 +164,6 @@ public final class ServeCommand implements Callable<Integer> {
     // The clock cache: a GET over millions of cached keys cost about 3% less CPU than with LRU, and the cache's
     // share of the server's CPU fell from 8.1% to 3.5% (docs/performance.md, "Session 32").
     @Option(names = "--block-cache-type", defaultValue = "${env:LARDER_BLOCK_CACHE_TYPE:-hyper-clock}",
-            converter = BlockCacheTypeConverter.class,
             description = "RocksDB's cache implementation for data blocks: hyper-clock (lock-free) or lru "
                     + "(default: ${DEFAULT-VALUE}).")
     BlockCacheType blockCacheType;
@@ -223,7 +221,6 @@ public final class ServeCommand implements Callable<Integer> {
     // tail rates showed no difference (docs/performance.md, "Session 60"). A flag so trying it is not chrt and a script
     // that chases thread ids.
     @Option(names = "--foreground-policy", defaultValue = "${env:LARDER_FOREGROUND_POLICY:-fair}",
-            converter = ForegroundPolicyConverter.class,
             description = "Scheduling policy of the event loops and the workers: fair (SCHED_OTHER, like other "
                     + "threads) or fifo (SCHED_FIFO priority 1: a loop or worker that wakes takes the core at once "
                     + "from flushes, compactions and the JIT, which then run while they sleep; needs CAP_SYS_NICE, "
@@ -240,7 +237,6 @@ public final class ServeCommand implements Callable<Integer> {
     Duration ioCoalesce;
 
     @Option(names = "--io-coalesce-wait", defaultValue = "${env:LARDER_IO_COALESCE_WAIT:-park}",
-            converter = CoalesceWaitConverter.class,
             description = "How an event loop waits out --io-coalesce: park (it sleeps; the core may halt) or spin "
                     + "(it busy-waits, so the core stays awake and the next requests run back to back as at "
                     + "saturation; while flushes, compactions and table reads run it sleeps through half its waiting "
@@ -267,7 +263,6 @@ public final class ServeCommand implements Callable<Integer> {
     // auto: a server whose workers share the event loop's one CPU read misses on the loop; at the switch from PUT to
     // GET the hand-offs of misses kept the loop waiting 160-246 ms a second (docs/performance.md, "Session 59").
     @Option(names = "--miss-reads", defaultValue = "${env:LARDER_MISS_READS:-auto}",
-            converter = MissReadsConverter.class,
             description = "Where a GET the block cache cannot answer is read: loop (the event loop reads it, while "
                     + "such reads come from the page cache; after 8 slower than 500us within a second, the next "
                     + "second's go to the workers), workers, or auto: loop when the server may use no more CPUs "
@@ -277,7 +272,7 @@ public final class ServeCommand implements Callable<Integer> {
     // read-back, not as-written: caching a flush's blocks as it writes them doubled its CPU, and at nice 19 on a busy
     // core RocksDB then stopped writes (docs/performance.md, "Session 78").
     @Option(names = "--warm-new-tables", defaultValue = "${env:LARDER_WARM_NEW_TABLES:-read-back}",
-            fallbackValue = "read-back", arity = "0..1", converter = TableWarmingConverter.class,
+            fallbackValue = "read-back", arity = "0..1",
             description = "How a flush's or a compaction's new table files get into the block cache, so the reads "
                     + "after a write phase do not all miss it at once: read-back (a compaction's files are read on "
                     + "its own thread before it installs them, a flush's after it, on a thread of its own at nice 19; "
@@ -638,62 +633,6 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** Values of {@code --background-priority}, spelled as the flag takes them. */
     enum BackgroundPriority { low, normal }
-
-    static final class TableWarmingConverter implements picocli.CommandLine.ITypeConverter<TableWarming> {
-        @Override
-        public TableWarming convert(String value) {
-            return TableWarming.fromFlag(value);
-        }
-    }
-
-    static final class BlockCacheTypeConverter implements picocli.CommandLine.ITypeConverter<BlockCacheType> {
-        @Override
-        public BlockCacheType convert(String value) {
-            return BlockCacheType.fromFlag(value);
-        }
-    }
-
-    static final class ForegroundPolicyConverter implements picocli.CommandLine.ITypeConverter<ForegroundPolicy> {
-        @Override
-        public ForegroundPolicy convert(String value) {
-            return ForegroundPolicy.fromFlag(value);
-        }
-    }
-
-    static final class CoalesceWaitConverter implements picocli.CommandLine.ITypeConverter<CoalesceWait> {
-        @Override
-        public CoalesceWait convert(String value) {
-            return CoalesceWait.fromFlag(value);
-        }
-    }
-
-    static final class MissReadsConverter implements picocli.CommandLine.ITypeConverter<MissReads> {
-        @Override
-        public MissReads convert(String value) {
-            return MissReads.fromFlag(value);
-        }
-    }
-
-    static final class TransportConverter implements picocli.CommandLine.ITypeConverter<TransportKind> {
-        @Override
-        public TransportKind convert(String value) {
-            return TransportKind.fromFlag(value);
-        }
-    }
-
-    static final class LimitAlgorithmConverter implements picocli.CommandLine.ITypeConverter<LimitAlgorithm> {
-        @Override
-        public LimitAlgorithm convert(String value) {
-            return LimitAlgorithm.fromFlag(value);
-        }
-    }
-
-    static final class RejectionConverter implements picocli.CommandLine.ITypeConverter<RejectionMode> {
-        @Override
-        public RejectionMode convert(String value) {
-            return RejectionMode.fromFlag(value);
-        }
-    }
 
     /**
      * The young generation this JVM was given ({@code NewSize}, as {@code -Xmn} sets it): the README's command sets

@@ -1,7 +1,7 @@
 package dev.larder.storage;
 
 /** Which of RocksDB's cache implementations holds the data blocks. */
-public enum BlockCacheType {
+public enum BlockCacheType implements FlagValue {
     /**
      * RocksDB's lock-free clock cache ({@code HyperClockCache}, its table sized automatically): a lookup is a probe
      * of an open-addressed table and an atomic reference count, with no shard mutex and no list to reorder. A GET
@@ -18,16 +18,12 @@ public enum BlockCacheType {
         this.flag = flag;
     }
 
+    @Override
     public String flag() {
         return flag;
     }
 
     public static BlockCacheType fromFlag(String value) {
-        for (BlockCacheType type : values()) {
-            if (type.flag.equalsIgnoreCase(value) || type.name().equalsIgnoreCase(value)) {
-                return type;
-            }
-        }
-        throw new IllegalArgumentException("expected one of hyper-clock, lru but was '" + value + "'");
+        return FlagValue.parse(BlockCacheType.class, value);
     }
 }

@@ -5,7 +5,7 @@ package dev.larder.storage;
  * or a compaction do not all miss it at once (a cached block is named by its file: a compaction's output is cold
  * however hot its inputs were).
  */
-public enum TableWarming {
+public enum TableWarming implements FlagValue {
     /**
      * Each output file is read back through the cache after it is written ({@link NewTableWarmer}): a compaction's on
      * its own thread before installing it (from where that read stopped, after it, once level 0 nears the write
@@ -31,6 +31,7 @@ public enum TableWarming {
         this.flag = flag;
     }
 
+    @Override
     public String flag() {
         return flag;
     }
@@ -46,11 +47,6 @@ public enum TableWarming {
         if ("false".equalsIgnoreCase(value)) {
             return OFF;
         }
-        for (TableWarming mode : values()) {
-            if (mode.flag.equalsIgnoreCase(value) || mode.name().equalsIgnoreCase(value)) {
-                return mode;
-            }
-        }
-        throw new IllegalArgumentException("expected one of read-back, as-written, off but was '" + value + "'");
+        return FlagValue.parse(TableWarming.class, value);
     }
 }

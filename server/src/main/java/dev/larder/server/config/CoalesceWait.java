@@ -1,9 +1,11 @@
 package dev.larder.server.config;
 
+import dev.larder.storage.FlagValue;
+
 /**
  * How an event loop waits out its {@code --io-coalesce} window ({@code --io-coalesce-wait}).
  */
-public enum CoalesceWait {
+public enum CoalesceWait implements FlagValue {
     /**
      * It sleeps. Cheapest when the core has other work, but the core may halt meanwhile, and on a virtual machine a
      * halted core comes back with cold caches and through the hypervisor: at a fixed rate a request then still costs
@@ -24,16 +26,12 @@ public enum CoalesceWait {
         this.flag = flag;
     }
 
+    @Override
     public String flag() {
         return flag;
     }
 
     public static CoalesceWait fromFlag(String value) {
-        for (CoalesceWait w : values()) {
-            if (w.flag.equalsIgnoreCase(value)) {
-                return w;
-            }
-        }
-        throw new IllegalArgumentException("expected one of park, spin but was '" + value + "'");
+        return FlagValue.parse(CoalesceWait.class, value);
     }
 }

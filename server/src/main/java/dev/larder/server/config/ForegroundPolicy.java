@@ -1,9 +1,11 @@
 package dev.larder.server.config;
 
+import dev.larder.storage.FlagValue;
+
 /**
  * The Linux scheduling policy the event loops and the workers run under ({@code --foreground-policy}).
  */
-public enum ForegroundPolicy {
+public enum ForegroundPolicy implements FlagValue {
     /** {@code SCHED_OTHER}, like every other thread: the kernel shares the core by weight (nice). */
     FAIR("fair"),
     /**
@@ -21,16 +23,12 @@ public enum ForegroundPolicy {
         this.flag = flag;
     }
 
+    @Override
     public String flag() {
         return flag;
     }
 
     public static ForegroundPolicy fromFlag(String value) {
-        for (ForegroundPolicy p : values()) {
-            if (p.flag.equalsIgnoreCase(value)) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("expected one of fair, fifo but was '" + value + "'");
+        return FlagValue.parse(ForegroundPolicy.class, value);
     }
 }

@@ -1,5 +1,7 @@
 package dev.larder.server.config;
 
+import dev.larder.storage.FlagValue;
+
 /**
  * Which of Netflix concurrency-limits' algorithms learns the adaptive limit ({@code --rejection adaptive}); the
  * offload package builds the library's limit from it ({@code AdaptiveLimits}). Each is bounded below by one request
@@ -7,7 +9,7 @@ package dev.larder.server.config;
  * never refuse). Everything else is the library's default: no latency target is set by hand, except for AIMD, which
  * has no other signal.
  */
-public enum LimitAlgorithm {
+public enum LimitAlgorithm implements FlagValue {
     /**
      * TCP Vegas: estimates the queue as {@code limit x (1 - minRtt / rtt)} and keeps it between 3 and 6 requests.
      * The default, chosen by measurement (docs/reliability.md, "Adaptive limit").
@@ -28,16 +30,12 @@ public enum LimitAlgorithm {
     }
 
     /** The spelling used on the command line. */
+    @Override
     public String flag() {
         return flag;
     }
 
     public static LimitAlgorithm fromFlag(String value) {
-        for (LimitAlgorithm algorithm : values()) {
-            if (algorithm.flag.equalsIgnoreCase(value) || algorithm.name().equalsIgnoreCase(value)) {
-                return algorithm;
-            }
-        }
-        throw new IllegalArgumentException("expected one of vegas, gradient2, aimd but was '" + value + "'");
+        return FlagValue.parse(LimitAlgorithm.class, value);
     }
 }

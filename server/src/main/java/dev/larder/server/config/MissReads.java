@@ -1,10 +1,12 @@
 package dev.larder.server.config;
 
+import dev.larder.storage.FlagValue;
+
 /**
  * Where a GET that the block cache cannot answer is read ({@code --miss-reads}), in the async mode. The event loop
  * first tries every GET from memory (memtables and cached blocks); this is about the rest, which need a table file.
  */
-public enum MissReads {
+public enum MissReads implements FlagValue {
     /**
      * {@link #LOOP} when the workers have no CPU of their own (the process may use no more CPUs than it has event
      * loops), {@link #WORKERS} otherwise.
@@ -25,6 +27,7 @@ public enum MissReads {
         this.flag = flag;
     }
 
+    @Override
     public String flag() {
         return flag;
     }
@@ -38,11 +41,6 @@ public enum MissReads {
     }
 
     public static MissReads fromFlag(String value) {
-        for (MissReads m : values()) {
-            if (m.flag.equalsIgnoreCase(value)) {
-                return m;
-            }
-        }
-        throw new IllegalArgumentException("expected one of auto, loop, workers but was '" + value + "'");
+        return FlagValue.parse(MissReads.class, value);
     }
 }

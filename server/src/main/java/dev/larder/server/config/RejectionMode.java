@@ -1,7 +1,9 @@
 package dev.larder.server.config;
 
+import dev.larder.storage.FlagValue;
+
 /** What a full worker queue does with one more request. */
-public enum RejectionMode {
+public enum RejectionMode implements FlagValue {
     /** The new request is answered 503 with {@code Retry-After: 1} at once. */
     ABORT("abort"),
     /** The event loop runs the request itself, so it stops reading: backpressure reaches the clients' sockets. */
@@ -21,16 +23,12 @@ public enum RejectionMode {
     }
 
     /** The spelling used on the command line and in metric tags. */
+    @Override
     public String flag() {
         return flag;
     }
 
     public static RejectionMode fromFlag(String value) {
-        for (RejectionMode mode : values()) {
-            if (mode.flag.equalsIgnoreCase(value) || mode.name().equalsIgnoreCase(value)) {
-                return mode;
-            }
-        }
-        throw new IllegalArgumentException("expected one of abort, caller-runs, discard-oldest, adaptive but was '" + value + "'");
+        return FlagValue.parse(RejectionMode.class, value);
     }
 }

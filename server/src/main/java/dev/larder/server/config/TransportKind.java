@@ -1,7 +1,9 @@
 package dev.larder.server.config;
 
+import dev.larder.storage.FlagValue;
+
 /** The socket transport the event loops use. */
-public enum TransportKind {
+public enum TransportKind implements FlagValue {
     /** The best available of io_uring, epoll, nio. */
     AUTO("auto"),
     IO_URING("io_uring"),
@@ -14,16 +16,12 @@ public enum TransportKind {
         this.flag = flag;
     }
 
+    @Override
     public String flag() {
         return flag;
     }
 
     public static TransportKind fromFlag(String value) {
-        for (TransportKind kind : values()) {
-            if (kind.flag.equalsIgnoreCase(value) || kind.name().equalsIgnoreCase(value)) {
-                return kind;
-            }
-        }
-        throw new IllegalArgumentException("expected one of auto, io_uring, epoll, nio but was '" + value + "'");
+        return FlagValue.parse(TransportKind.class, value);
     }
 }
