@@ -36,21 +36,22 @@ public final class Larder implements Runnable {
 
     /**
      * The command tree with Larder's converters; tests use it to run commands in-process. A mode-valued option is
-     * read by its flag spelling ({@code caller-runs}, {@code read-back}), which picocli's enum names are not.
+     * read by its flag spelling ({@link FlagSpellings}).
      */
     public static CommandLine commandLine() {
-        return new CommandLine(new Larder())
+        CommandLine commandLine = new CommandLine(new Larder())
                 .registerConverter(java.time.Duration.class, new DurationConverter())
-                .registerConverter(TransportKind.class, TransportKind::fromFlag)
-                .registerConverter(RejectionMode.class, RejectionMode::fromFlag)
-                .registerConverter(LimitAlgorithm.class, LimitAlgorithm::fromFlag)
-                .registerConverter(BlockCacheType.class, BlockCacheType::fromFlag)
-                .registerConverter(ForegroundPolicy.class, ForegroundPolicy::fromFlag)
-                .registerConverter(CoalesceWait.class, CoalesceWait::fromFlag)
-                .registerConverter(MissReads.class, MissReads::fromFlag)
-                .registerConverter(TableWarming.class, TableWarming::fromFlag)
+                .registerConverter(TableWarming.class, FlagSpellings::tableWarming)
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler(Larder::badInput);
+        FlagSpellings.register(commandLine, TransportKind.class, TransportKind::flag);
+        FlagSpellings.register(commandLine, RejectionMode.class, RejectionMode::flag);
+        FlagSpellings.register(commandLine, LimitAlgorithm.class, LimitAlgorithm::flag);
+        FlagSpellings.register(commandLine, BlockCacheType.class, BlockCacheType::flag);
+        FlagSpellings.register(commandLine, ForegroundPolicy.class, ForegroundPolicy::flag);
+        FlagSpellings.register(commandLine, CoalesceWait.class, CoalesceWait::flag);
+        FlagSpellings.register(commandLine, MissReads.class, MissReads::flag);
+        return commandLine;
     }
 
     /**

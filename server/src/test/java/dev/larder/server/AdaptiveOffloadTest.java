@@ -211,14 +211,6 @@ class AdaptiveOffloadTest {
         assertEquals(-1, larder.server.limitedInFlight());
     }
 
-    @Test
-    void algorithmsParseByFlag() {
-        assertEquals(LimitAlgorithm.GRADIENT2, LimitAlgorithm.fromFlag("gradient2"));
-        assertEquals(LimitAlgorithm.AIMD, LimitAlgorithm.fromFlag("AIMD"));
-        assertEquals(RejectionMode.ADAPTIVE, RejectionMode.fromFlag("adaptive"));
-        assertThrows(IllegalArgumentException.class, () -> LimitAlgorithm.fromFlag("bbr"));
-    }
-
     private void awaitPending(int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (larder.server.pendingPerWorker()[0] < n) {

@@ -1,7 +1,7 @@
 package dev.larder.storage;
 
 /** Which of RocksDB's cache implementations holds the data blocks. */
-public enum BlockCacheType implements FlagValue {
+public enum BlockCacheType {
     /**
      * RocksDB's lock-free clock cache ({@code HyperClockCache}, its table sized automatically): a lookup is a probe
      * of an open-addressed table and an atomic reference count, with no shard mutex and no list to reorder. A GET
@@ -18,12 +18,7 @@ public enum BlockCacheType implements FlagValue {
         this.flag = flag;
     }
 
-    @Override
     public String flag() {
         return flag;
-    }
-
-    public static BlockCacheType fromFlag(String value) {
-        return FlagValue.parse(BlockCacheType.class, value);
     }
 }

@@ -5,7 +5,7 @@ package dev.larder.storage;
  * or a compaction do not all miss it at once (a cached block is named by its file: a compaction's output is cold
  * however hot its inputs were).
  */
-public enum TableWarming implements FlagValue {
+public enum TableWarming {
     /**
      * Each output file is read back through the cache after it is written ({@link NewTableWarmer}): a compaction's on
      * its own thread before installing it (from where that read stopped, after it, once level 0 nears the write
@@ -31,22 +31,7 @@ public enum TableWarming implements FlagValue {
         this.flag = flag;
     }
 
-    @Override
     public String flag() {
         return flag;
-    }
-
-    /**
-     * Also takes the boolean the flag was before it had modes: {@code true} is {@link #READ_BACK}, {@code false}
-     * {@link #OFF}, so existing command lines and {@code LARDER_WARM_NEW_TABLES} settings keep their meaning.
-     */
-    public static TableWarming fromFlag(String value) {
-        if ("true".equalsIgnoreCase(value)) {
-            return READ_BACK;
-        }
-        if ("false".equalsIgnoreCase(value)) {
-            return OFF;
-        }
-        return FlagValue.parse(TableWarming.class, value);
     }
 }

@@ -464,8 +464,6 @@ class RocksDbStoreTest {
             assertTrue(name.group(1).endsWith(expected), type + ": LOG names " + name.group(1));
         }
         assertEquals(BlockCacheType.HYPER_CLOCK, StoreOptions.defaults(dir).blockCacheType());
-        assertEquals(BlockCacheType.LRU, BlockCacheType.fromFlag("LRU"));
-        assertThrows(IllegalArgumentException.class, () -> BlockCacheType.fromFlag("clock"));
     }
 
     @Test

@@ -1,11 +1,9 @@
 package dev.larder.server.config;
 
-import dev.larder.storage.FlagValue;
-
 /**
  * How an event loop waits out its {@code --io-coalesce} window ({@code --io-coalesce-wait}).
  */
-public enum CoalesceWait implements FlagValue {
+public enum CoalesceWait {
     /**
      * It sleeps. Cheapest when the core has other work, but the core may halt meanwhile, and on a virtual machine a
      * halted core comes back with cold caches and through the hypervisor: at a fixed rate a request then still costs
@@ -26,12 +24,7 @@ public enum CoalesceWait implements FlagValue {
         this.flag = flag;
     }
 
-    @Override
     public String flag() {
         return flag;
-    }
-
-    public static CoalesceWait fromFlag(String value) {
-        return FlagValue.parse(CoalesceWait.class, value);
     }
 }

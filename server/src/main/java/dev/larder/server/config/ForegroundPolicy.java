@@ -1,11 +1,9 @@
 package dev.larder.server.config;
 
-import dev.larder.storage.FlagValue;
-
 /**
  * The Linux scheduling policy the event loops and the workers run under ({@code --foreground-policy}).
  */
-public enum ForegroundPolicy implements FlagValue {
+public enum ForegroundPolicy {
     /** {@code SCHED_OTHER}, like every other thread: the kernel shares the core by weight (nice). */
     FAIR("fair"),
     /**
@@ -23,12 +21,7 @@ public enum ForegroundPolicy implements FlagValue {
         this.flag = flag;
     }
 
-    @Override
     public String flag() {
         return flag;
-    }
-
-    public static ForegroundPolicy fromFlag(String value) {
-        return FlagValue.parse(ForegroundPolicy.class, value);
     }
 }

@@ -1,7 +1,5 @@
 package dev.larder.server.config;
 
-import dev.larder.storage.FlagValue;
-
 /**
  * Which of Netflix concurrency-limits' algorithms learns the adaptive limit ({@code --rejection adaptive}); the
  * offload package builds the library's limit from it ({@code AdaptiveLimits}). Each is bounded below by one request
@@ -9,7 +7,7 @@ import dev.larder.storage.FlagValue;
  * never refuse). Everything else is the library's default: no latency target is set by hand, except for AIMD, which
  * has no other signal.
  */
-public enum LimitAlgorithm implements FlagValue {
+public enum LimitAlgorithm {
     /**
      * TCP Vegas: estimates the queue as {@code limit x (1 - minRtt / rtt)} and keeps it between 3 and 6 requests.
      * The default, chosen by measurement (docs/reliability.md, "Adaptive limit").
@@ -30,12 +28,7 @@ public enum LimitAlgorithm implements FlagValue {
     }
 
     /** The spelling used on the command line. */
-    @Override
     public String flag() {
         return flag;
-    }
-
-    public static LimitAlgorithm fromFlag(String value) {
-        return FlagValue.parse(LimitAlgorithm.class, value);
     }
 }

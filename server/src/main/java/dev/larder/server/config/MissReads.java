@@ -1,12 +1,10 @@
 package dev.larder.server.config;
 
-import dev.larder.storage.FlagValue;
-
 /**
  * Where a GET that the block cache cannot answer is read ({@code --miss-reads}), in the async mode. The event loop
  * first tries every GET from memory (memtables and cached blocks); this is about the rest, which need a table file.
  */
-public enum MissReads implements FlagValue {
+public enum MissReads {
     /**
      * {@link #LOOP} when the workers have no CPU of their own (the process may use no more CPUs than it has event
      * loops), {@link #WORKERS} otherwise.
@@ -27,7 +25,6 @@ public enum MissReads implements FlagValue {
         this.flag = flag;
     }
 
-    @Override
     public String flag() {
         return flag;
     }
@@ -38,9 +35,5 @@ public enum MissReads implements FlagValue {
             return this;
         }
         return cpus <= ioThreads ? LOOP : WORKERS;
-    }
-
-    public static MissReads fromFlag(String value) {
-        return FlagValue.parse(MissReads.class, value);
     }
 }

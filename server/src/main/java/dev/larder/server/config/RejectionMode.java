@@ -1,9 +1,7 @@
 package dev.larder.server.config;
 
-import dev.larder.storage.FlagValue;
-
 /** What a full worker queue does with one more request. */
-public enum RejectionMode implements FlagValue {
+public enum RejectionMode {
     /** The new request is answered 503 with {@code Retry-After: 1} at once. */
     ABORT("abort"),
     /** The event loop runs the request itself, so it stops reading: backpressure reaches the clients' sockets. */
@@ -23,12 +21,7 @@ public enum RejectionMode implements FlagValue {
     }
 
     /** The spelling used on the command line and in metric tags. */
-    @Override
     public String flag() {
         return flag;
-    }
-
-    public static RejectionMode fromFlag(String value) {
-        return FlagValue.parse(RejectionMode.class, value);
     }
 }

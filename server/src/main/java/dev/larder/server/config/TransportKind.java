@@ -1,9 +1,7 @@
 package dev.larder.server.config;
 
-import dev.larder.storage.FlagValue;
-
 /** The socket transport the event loops use. */
-public enum TransportKind implements FlagValue {
+public enum TransportKind {
     /** The best available of io_uring, epoll, nio. */
     AUTO("auto"),
     IO_URING("io_uring"),
@@ -16,12 +14,7 @@ public enum TransportKind implements FlagValue {
         this.flag = flag;
     }
 
-    @Override
     public String flag() {
         return flag;
-    }
-
-    public static TransportKind fromFlag(String value) {
-        return FlagValue.parse(TransportKind.class, value);
     }
 }

@@ -2,7 +2,6 @@ package dev.larder.server.context;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.larder.server.config.MissReads;
@@ -55,10 +54,7 @@ class LoopMissReadsTest {
     }
 
     @Test
-    void theFlagNamesItsValues() {
-        assertEquals(MissReads.LOOP, MissReads.fromFlag("LOOP"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MissReads.fromFlag("disk"));
-        assertEquals("expected one of auto, loop, workers but was 'disk'", e.getMessage());
+    void workersNeverReadOnTheLoop() {
         assertFalse(of(MissReads.WORKERS, 2, 1, 1).mayRead(0), "never, whatever the clock");
     }
 }
