@@ -61,8 +61,11 @@ class FlagSpellingsTest {
         assertEquals(TransportKind.IO_URING, serve(s -> s.transport, "--transport", "io_uring"));
         assertEquals(RejectionMode.CALLER_RUNS, serve(s -> s.rejection, "--rejection", "caller-runs"));
         assertEquals(RejectionMode.DISCARD_OLDEST, serve(s -> s.rejection, "--rejection", "DISCARD_OLDEST"));
+        assertEquals(RejectionMode.ADAPTIVE, serve(s -> s.rejection, "--rejection", "adaptive"));
         assertEquals(LimitAlgorithm.AIMD, serve(s -> s.limitAlgorithm, "--limit-algorithm", "AIMD"));
+        assertEquals(LimitAlgorithm.GRADIENT2, serve(s -> s.limitAlgorithm, "--limit-algorithm", "gradient2"));
         assertEquals(BlockCacheType.HYPER_CLOCK, serve(s -> s.blockCacheType, "--block-cache-type", "hyper-clock"));
+        assertEquals(BlockCacheType.LRU, serve(s -> s.blockCacheType, "--block-cache-type", "LRU"));
         assertEquals(ForegroundPolicy.FIFO, serve(s -> s.foregroundPolicy, "--foreground-policy", "FIFO"));
         assertEquals(CoalesceWait.SPIN, serve(s -> s.ioCoalesceWait, "--io-coalesce-wait", "spin"));
         assertEquals(MissReads.LOOP, serve(s -> s.missReads, "--miss-reads", "LOOP"));
