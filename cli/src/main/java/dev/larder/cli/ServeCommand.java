@@ -35,6 +35,7 @@ import com.sun.management.VMOption;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -260,6 +261,15 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int rescheduleNice;
 
+    // 10: a compilation after the warm-up at the event loops' priority took half of their core while it lasted (a
+    // second at p99 55 ms); at 19 the compilations were deferred into the load itself (docs/performance.md,
+    // "Session 93" and "Session 37").
+    @Option(names = "--jit-nice", defaultValue = "${env:LARDER_JIT_NICE:-10}",
+            description = "The nice value the JVM's JIT compiler threads run at once the warm-up is done, 0-19 (0 = "
+                    + "the event loops' own): a compilation under load then takes what the loops leave instead of "
+                    + "half the core (default: ${DEFAULT-VALUE}).")
+    int jitNice;
+
     // auto: a server whose workers share the event loop's one CPU read misses on the loop; at the switch from PUT to
     // GET the hand-offs of misses kept the loop waiting 160-246 ms a second (docs/performance.md, "Session 59").
     @Option(names = "--miss-reads", defaultValue = "${env:LARDER_MISS_READS:-auto}",
@@ -388,6 +398,10 @@ public final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
                     + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
         }
+        if (jitNice < 0 || jitNice > JitCompilerNice.MAX) {
+            throw new ParameterException(spec.commandLine(), "--jit-nice: " + jitNice + " (expected: 0.."
+                    + JitCompilerNice.MAX + ")");
+        }
         if (warmupRequests < 0) {
             throw new ParameterException(spec.commandLine(), "--warmup-requests: " + warmupRequests
                     + " (expected: >= 0)");
@@ -443,6 +457,8 @@ public final class ServeCommand implements Callable<Integer> {
                 log.warn("warm-up failed, starting without it: {}", e.toString());
             }
         }
+        // After the warm-up, which needs the compilers at full speed, and before any load.
+        String jit = lowerJitPriority();
         CoarseClock clock = metrics ? new CoarseClock(METRICS_CLOCK_RESOLUTION) : null;
         PrometheusMeterRegistry registry = metrics
                 ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock) : null;
@@ -486,14 +502,14 @@ public final class ServeCommand implements Callable<Integer> {
         exposure.warning().ifPresent(warning -> log.warn("SECURITY WARNING: {}", warning));
         log.info("larder started: {} {} metrics={} durability={} data-dir={} block-cache={}MiB block-cache-type={} "
                         + "block-size={} row-cache={}MiB memtables={}x{}MiB warm-new-tables={} jit-uncommon-traps={} "
-                        + "young-gen={} tenuring={}",
+                        + "young-gen={} tenuring={} jit-nice={}",
                 server.describe(), admin != null ? admin.describe() : "admin off (--admin-port 0)",
                 metrics ? "on" : "off (--metrics=false)",
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
                 dataDir.toAbsolutePath().normalize(), blockCache >> 20, blockCacheType.flag(),
                 blockSize % 1024 == 0 ? (blockSize >> 10) + "KiB" : blockSize + "B", rowCache >> 20,
                 memtableCount(), writeBuffer >> 20, tableWarming.flag(),
-                UncommonTraps.ofThisJvm(), youngGeneration(), tenuring());
+                UncommonTraps.ofThisJvm(), youngGeneration(), tenuring(), jit);
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
         // Not ready first, so load balancers stop sending while the data port still answers what is in flight.
@@ -505,6 +521,22 @@ public final class ServeCommand implements Callable<Integer> {
         closeAll(admin, profile, meters, store);
         log.info("larder stopped");
         return 0;
+    }
+
+    /** {@code --jit-nice} applied to this JVM's compiler threads; what the start-up line says of it. */
+    private String lowerJitPriority() {
+        if (jitNice == 0) {
+            return "0";
+        }
+        try {
+            int threads = JitCompilerNice.apply(jitNice, Path.of("/proc/self/task")).size();
+            return jitNice + " (" + threads + " compiler threads)";
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // Not Linux, no /proc, or JNA not loadable here: the compilers then share the core as before.
+            log.warn("--jit-nice {}: the JIT compiler threads keep the event loops' priority: {}", jitNice,
+                    e.toString());
+            return "0 (" + jitNice + " refused)";
+        }
     }
 
     /** Says why the server cannot start; exit status 1. */

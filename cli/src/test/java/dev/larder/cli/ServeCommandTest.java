@@ -54,7 +54,7 @@ class ServeCommandTest {
                 "--block-cache-type", "--block-size", "--row-cache", "--write-buffer", "--memtables", "--sync",
                 "--background-priority", "--foreground-slice", "--foreground-policy", "--io-coalesce", "--io-coalesce-wait",
                 "--reschedule-interval", "--reschedule-nice", "--miss-reads",
-                "--warm-new-tables", "--warmup-requests",
+                "--warm-new-tables", "--warmup-requests", "--jit-nice",
                 "--shutdown-timeout", "--read-timeout", "--idle-timeout", "--max-connections"}) {
             assertTrue(text.contains(flag), flag);
         }
@@ -242,6 +242,10 @@ class ServeCommandTest {
         Run tooNice = execute("serve", "--reschedule-nice", "20");
         assertEquals(2, tooNice.status());
         assertTrue(tooNice.err().contains("reschedule-nice") && tooNice.err().contains("0..19"), tooNice.err());
+        Run jitTooNice = execute("serve", "--jit-nice", "20");
+        assertEquals(2, jitTooNice.status());
+        assertTrue(jitTooNice.err().contains("--jit-nice: 20") && jitTooNice.err().contains("0..19"),
+                jitTooNice.err());
     }
 
     /** -1 is not a hidden "auto": unset means 2 x cores, and a bad value is one line on stderr, not the usage. */

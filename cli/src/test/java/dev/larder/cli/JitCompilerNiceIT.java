@@ -1,0 +1,66 @@
+package dev.larder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code --jit-nice} on a real server process: its compiler threads at that nice value, every other thread not. */
+class JitCompilerNiceIT {
+
+    @TempDir
+    Path dir;
+
+    /** Thread name to the highest nice value among the process's threads of that name, from /proc/PID/task. */
+    private static Map<String, Integer> niceByName(long pid) throws IOException {
+        Map<String, Integer> nice = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException e) {
+                    continue;
+                }
+                // pid (comm) state ...: the name may hold spaces, the fields after it do not. Nice is field 19.
+                int close = stat.lastIndexOf(')');
+                String name = stat.substring(stat.indexOf('(') + 1, close);
+                String[] fields = stat.substring(close + 2).split(" ");
+                nice.merge(name, Integer.parseInt(fields[16]), Math::max);
+            }
+        }
+        return nice;
+    }
+
+    @Test
+    void theCompilerThreadsRunAtTheGivenNiceAndNothingElseDoes() throws Exception {
+        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"), "--jit-nice", "7")) {
+            Map<String, Integer> nice = niceByName(larder.pid());
+            assertEquals(7, nice.get("C2 CompilerThre"), nice.toString());
+            assertEquals(7, nice.get("C1 CompilerThre"), nice.toString());
+            assertTrue(larder.output().contains("jit-nice=7 ("), larder.output());
+            // The event loops, the main thread and the VM's own threads keep the server's priority.
+            nice.entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("larder-io") || e.getKey().equals("java")
+                            || e.getKey().equals("VM Thread"))
+                    .forEach(e -> assertEquals(0, e.getValue(), e.getKey()));
+            assertTrue(nice.keySet().stream().anyMatch(name -> name.startsWith("larder-io")), nice.toString());
+        }
+    }
+
+    @Test
+    void zeroLeavesTheCompilersAtTheServersPriority() throws Exception {
+        try (LarderProcess larder = LarderProcess.serve(dir.resolve("data"), "--jit-nice", "0")) {
+            Map<String, Integer> nice = niceByName(larder.pid());
+            assertEquals(0, nice.get("C2 CompilerThre"), nice.toString());
+            assertTrue(larder.output().contains("jit-nice=0"), larder.output());
+        }
+    }
+}
