@@ -23,6 +23,10 @@ import java.util.stream.Stream;
  *
  * <p>Threads the JVM adds later inherit the value: HotSpot starts a new compiler thread from a compiler thread, and a
  * Linux thread starts at its creator's nice.
+ *
+ * <p>A compiler thread already above the value (a server started under {@code nice -n 15}) keeps its own, as
+ * {@code ThreadSlice} does for the loops: lowering a nice value raises the priority, which the kernel refuses a
+ * process without {@code CAP_SYS_NICE}, and would put the compilers above the loops anyway.
  */
 final class JitCompilerNice {
 
@@ -36,7 +40,8 @@ final class JitCompilerNice {
 
     /**
      * Sets {@code nice} (1-{@value #MAX}) on every JIT compiler thread of this process, found in {@code tasks}
-     * ({@code /proc/self/task}); the thread ids set. {@code nice} 0 leaves them as they are.
+     * ({@code /proc/self/task}), that runs below it; the ids of the compiler threads now at {@code nice} or above.
+     * {@code nice} 0 leaves them as they are.
      *
      * @throws IOException           when {@code tasks} cannot be read (not Linux)
      * @throws LastErrorException    when the kernel refuses ({@code setpriority(2)} on a thread id)
@@ -50,7 +55,9 @@ final class JitCompilerNice {
             return set;
         }
         for (int tid : compilerThreads(tasks)) {
-            LibC.INSTANCE.setpriority(PRIO_PROCESS, tid, nice);
+            if (LibC.INSTANCE.getpriority(PRIO_PROCESS, tid) < nice) {
+                LibC.INSTANCE.setpriority(PRIO_PROCESS, tid, nice);
+            }
             set.add(tid);
         }
         return set;
@@ -76,9 +83,15 @@ final class JitCompilerNice {
         return found;
     }
 
-    /** {@code setpriority(2)}, which on Linux takes a thread id where it takes a process id. */
+    /** {@code getpriority(2)}, {@code setpriority(2)}: on Linux both take a thread id where they take a process id. */
     private interface LibC extends Library {
         LibC INSTANCE = Native.load("c", LibC.class);
+
+        /**
+         * The nice value (glibc turns the kernel's 40-nice back into it). Not checked: -1 is a nice value as well as
+         * the error, and on an error (the thread ended) the {@code setpriority} that follows reports it.
+         */
+        int getpriority(int which, int who);
 
         int setpriority(int which, int who, int prio) throws LastErrorException;
     }

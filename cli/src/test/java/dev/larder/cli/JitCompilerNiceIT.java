@@ -1,12 +1,14 @@
 package dev.larder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -52,6 +54,22 @@ class JitCompilerNiceIT {
                             || e.getKey().equals("VM Thread"))
                     .forEach(e -> assertEquals(0, e.getValue(), e.getKey()));
             assertTrue(nice.keySet().stream().anyMatch(name -> name.startsWith("larder-io")), nice.toString());
+        }
+    }
+
+    @Test
+    void aServerStartedAtAHigherNiceKeepsItsOwnForTheCompilers() throws Exception {
+        // Setting 7 there would raise the compilers' priority above the loops' (and without CAP_SYS_NICE be refused).
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = List.of("nice", "-n", "12", java, "-Xmx256m", "-jar", LarderProcess.jar().toString(),
+                "serve", "--port", "0", "--admin-port", "0", "--data-dir", dir.resolve("data").toString(),
+                "--warmup-requests", Integer.toString(LarderProcess.SHORT_WARMUP_REQUESTS), "--jit-nice", "7");
+        try (LarderProcess larder = LarderProcess.exec(command, Map.of())) {
+            Map<String, Integer> nice = niceByName(larder.pid());
+            assertEquals(12, nice.get("C2 CompilerThre"), nice.toString());
+            assertEquals(12, nice.get("C1 CompilerThre"), nice.toString());
+            assertTrue(larder.output().contains("jit-nice=7 ("), larder.output());
+            assertFalse(larder.output().contains("refused"), larder.output());
         }
     }
 
