@@ -14,6 +14,10 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 # collections: docs/performance.md, "Session 35" and "Session 36"); set it to empty to run with the JVM's defaults.
 LARDER_JVM_OPTS="-XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0"
 LARDER_SERVER_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g -XX:MaxTenuringThreshold=2"
+# The generator's: the JIT flags and a 1 GiB young generation, as `java -jar larder.jar bench` gives itself
+# (GeneratorJvm.HEAP_FLAGS): with the JVM's default of about 100 MiB it paused 2-5 ms every 21 s at 44k/s, and an
+# open-loop generator charges its own pause to the server (docs/performance.md, "Session 94").
+LARDER_CLIENT_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g"
 larder_start() {
   local var=$1 jar=$2 port=$3 log=$4
   shift 4
@@ -39,7 +43,7 @@ larder_start() {
 # keeps a build that would run itself again with the flags in this JVM, so the options given are the ones it runs with.
 client_java() {
   local jvm=()
-  read -r -a jvm <<<"${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS}"
+  read -r -a jvm <<<"${CLIENT_JAVA_OPTS-$LARDER_CLIENT_JVM_OPTS}"
   LARDER_GENERATOR_RELAUNCHED=1 taskset -c "$CLIENT_CPU" java "${jvm[@]}" "$@"
 }
 

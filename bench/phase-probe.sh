@@ -36,7 +36,7 @@ OUT=$(cd "$OUT" && pwd)
 echo "# $(date -u +%FT%TZ) bench/phase-probe.sh $* RATES=$RATES PHASES=$PHASES PHASE=$PHASE BENCH_ARGS=${BENCH_ARGS:-}" \
   "OUT=$OUT" \
   "build $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
-  "server JVM: ${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS}, client JVM: ${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS}"
+  "server JVM: ${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS}, client JVM: ${CLIENT_JAVA_OPTS-$LARDER_CLIENT_JVM_OPTS}"
 data=$(mktemp -d /tmp/larder-probe.XXXXXX)
 pid=
 cleanup() {

@@ -111,7 +111,7 @@ for round in $(seq "$ROUNDS"); do
     ${bench_args[@]+"${bench_args[@]}"} "http://127.0.0.1:$PORT")
   echo "# round $round/$ROUNDS: server: taskset -c $SERVER_CPU java ${SERVER_JAVA_OPTS-$LARDER_SERVER_JVM_OPTS} -jar $SERVER_JAR serve --port $PORT --data-dir $data" \
     "--admin-port $ADMIN_PORT ${serve_args[*]+${serve_args[*]}}"
-  echo "# round $round/$ROUNDS: client: taskset -c $CLIENT_CPU java ${CLIENT_JAVA_OPTS-$LARDER_JVM_OPTS} ${cmd[*]:1}"
+  echo "# round $round/$ROUNDS: client: taskset -c $CLIENT_CPU java ${CLIENT_JAVA_OPTS-$LARDER_CLIENT_JVM_OPTS} ${cmd[*]:1}"
   "${cmd[@]}" | tee "$OUT/round$round.txt"
   larder_stop "$pid"
   pid=

@@ -22,11 +22,21 @@ import java.util.function.Supplier;
  * GET switch its read path; each ran interpreted, then as C1 code, for about 170 ms until C2 had compiled it again,
  * and the run counted the generator's lateness as the server's latency in the first second of those phases
  * (docs/performance.md, "Session 33"). The flags cannot be set in a running JVM, hence the child.
+ *
+ * <p>The child also gets a young generation of its own size ({@link #HEAP_FLAGS}).
  */
 final class GeneratorJvm {
 
     /** In the child's environment, and the way to run in the JVM one started: set, the command never relaunches. */
     static final String RELAUNCHED = "LARDER_GENERATOR_RELAUNCHED";
+
+    /**
+     * A 1 GiB young generation. With the JVM's default (about 100 MiB here) the generator collected every 21 s at 44k
+     * GET/s, pausing 2-5 ms each time; an open-loop generator that stops charges the pause to the server as latency,
+     * and the server's core sat idle through it (docs/performance.md, "Session 93"). With 1 GiB a fixed-rate phase
+     * rarely has one ("Session 94"). Before this JVM's own options, so an {@code -Xmn} given there wins.
+     */
+    static final List<String> HEAP_FLAGS = List.of("-Xmn1g");
 
     private static final Set<String> GENERATORS = Set.of("bench", "tune");
     /** How long a child sent SIGTERM may take to stop the servers it started (theirs take up to 30 s each). */
@@ -68,14 +78,22 @@ final class GeneratorJvm {
         return options;
     }
 
+    /** The child's command: {@link #HEAP_FLAGS}, {@link #childOptions}, the JIT flags, the main class, {@code args}. */
+    static List<String> childCommand(List<String> inputArguments, Map<String, String> environment, String[] args) {
+        List<String> options = new ArrayList<>(HEAP_FLAGS);
+        options.addAll(childOptions(inputArguments, environment));
+        List<String> command = ServerJvm.command(options);
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+
     /**
      * Runs {@code args} in a child JVM with the JIT flags and waits for it; its exit status, or empty when it could
      * not be started (the caller then runs the command in this JVM, after a line on stderr saying so).
      */
     static OptionalInt relaunch(String[] args) {
-        List<String> command = ServerJvm.command(
-                childOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getenv()));
-        command.addAll(Arrays.asList(args));
+        List<String> command = childCommand(ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                System.getenv(), args);
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         builder.environment().put(RELAUNCHED, "1");
         Process child;

@@ -28,7 +28,7 @@ public final class ServerJvm {
      * collections (12 s or more apart at these rates: a connection, a pool) is promoted then rather than after 15:
      * the 1-2 MiB that serving keeps alive from its first minute made each of the first 15 collections pause 3.7-5
      * ms instead of 0.8-1 (docs/performance.md, "Session 36"). Not for the generator, whose JVM {@link GeneratorJvm}
-     * starts with {@link #command(List)}.
+     * starts with {@link #command(List)} and a young generation of its own ({@link GeneratorJvm#HEAP_FLAGS}).
      */
     public static final List<String> HEAP_FLAGS = List.of("-Xmn1g", "-XX:MaxTenuringThreshold=2");
 

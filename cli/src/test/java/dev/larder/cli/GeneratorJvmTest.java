@@ -65,11 +65,23 @@ class GeneratorJvmTest {
     }
 
     @Test
-    void serversGetTheHeapFlagsAndTheGeneratorDoesNot() {
+    void serversGetTheirHeapFlagsAndTheGeneratorItsOwnYoungGeneration() {
         List<String> server = ServerJvm.serverCommand();
         assertEquals(ServerJvm.HEAP_FLAGS, server.subList(1, 1 + ServerJvm.HEAP_FLAGS.size()), server.toString());
         assertTrue(server.containsAll(ServerJvm.JIT_FLAGS), server.toString());
-        List<String> generator = ServerJvm.command(List.of());
-        assertTrue(ServerJvm.HEAP_FLAGS.stream().noneMatch(generator::contains), generator.toString());
+        List<String> generator = GeneratorJvm.childCommand(List.of(), Map.of(), new String[] {"bench"});
+        assertEquals(GeneratorJvm.HEAP_FLAGS, generator.subList(1, 1 + GeneratorJvm.HEAP_FLAGS.size()),
+                generator.toString());
+        assertTrue(generator.containsAll(ServerJvm.JIT_FLAGS), generator.toString());
+        // Promotion after two collections is for the server's connections and pools, not the generator's.
+        assertFalse(generator.contains("-XX:MaxTenuringThreshold=2"), generator.toString());
+        assertEquals("bench", generator.get(generator.size() - 1), generator.toString());
+    }
+
+    @Test
+    void aYoungGenerationGivenToThisJvmWinsOverTheGenerators() {
+        List<String> generator = GeneratorJvm.childCommand(List.of("-Xmn256m"), Map.of(), new String[] {"bench"});
+        // The JVM takes the last of two -Xmn.
+        assertTrue(generator.lastIndexOf("-Xmn256m") > generator.indexOf("-Xmn1g"), generator.toString());
     }
 }
