@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  *
  * <p>The child also gets a young generation of its own size ({@link #HEAP_FLAGS}).
  */
-final class GeneratorJvm {
+public final class GeneratorJvm {
 
     /** In the child's environment, and the way to run in the JVM one started: set, the command never relaunches. */
     static final String RELAUNCHED = "LARDER_GENERATOR_RELAUNCHED";
@@ -34,9 +34,10 @@ final class GeneratorJvm {
      * A 1 GiB young generation. With the JVM's default (about 100 MiB here) the generator collected every 21 s at 44k
      * GET/s, pausing 2-5 ms each time; an open-loop generator that stops charges the pause to the server as latency,
      * and the server's core sat idle through it (docs/performance.md, "Session 93"). With 1 GiB a fixed-rate phase
-     * rarely has one ("Session 94"). Before this JVM's own options, so an {@code -Xmn} given there wins.
+     * rarely has one ("Session 94"). Before this JVM's own options, so an {@code -Xmn} given there wins;
+     * {@code bench/lib.sh} gives its generators the same ({@code ServerJvmFlagsTest}).
      */
-    static final List<String> HEAP_FLAGS = List.of("-Xmn1g");
+    public static final List<String> HEAP_FLAGS = List.of("-Xmn1g");
 
     private static final Set<String> GENERATORS = Set.of("bench", "tune");
     /** How long a child sent SIGTERM may take to stop the servers it started (theirs take up to 30 s each). */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.cli.GeneratorJvm;
 import dev.larder.cli.ServerJvm;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The server's JVM flags are written in places Java cannot reach: the README's command, the bench scripts' defaults
  * and the benchmarking guide's commands. Each must give a server the flags {@code bench} and {@code tune} start theirs
- * with ({@link ServerJvm}), or a figure measured one way is quoted for a server run the other.
+ * with ({@link ServerJvm}), or a figure measured one way is quoted for a server run the other; and the scripts'
+ * generator the flags a relaunched {@code bench} runs with ({@link GeneratorJvm}).
  */
 class ServerJvmFlagsTest {
 
@@ -51,12 +53,17 @@ class ServerJvmFlagsTest {
     }
 
     @Test
-    void theBenchScriptsStartServersWithTheseFlagsAndGeneratorsWithTheJitFlagsOnly() {
+    void theBenchScriptsStartServersWithTheseFlagsAndGeneratorsWithTheRelaunchedGeneratorsFlags() {
         String lib = Repo.text("bench/lib.sh");
         String jit = assignment(lib, "LARDER_JVM_OPTS");
         String server = assignment(lib, "LARDER_SERVER_JVM_OPTS").replace("$LARDER_JVM_OPTS", jit);
-        assertEquals(Set.copyOf(ServerJvm.JIT_FLAGS), words(jit), "bench/lib.sh LARDER_JVM_OPTS (the generator's)");
+        String client = assignment(lib, "LARDER_CLIENT_JVM_OPTS").replace("$LARDER_JVM_OPTS", jit);
+        assertEquals(Set.copyOf(ServerJvm.JIT_FLAGS), words(jit), "bench/lib.sh LARDER_JVM_OPTS");
         assertEquals(SERVER_FLAGS, words(server), "bench/lib.sh LARDER_SERVER_JVM_OPTS");
+        // The scripts' generator runs without a relaunch, so it must be given what the relaunched one gets.
+        Set<String> generator = new LinkedHashSet<>(GeneratorJvm.HEAP_FLAGS);
+        generator.addAll(ServerJvm.JIT_FLAGS);
+        assertEquals(generator, words(client), "bench/lib.sh LARDER_CLIENT_JVM_OPTS (the generator's)");
     }
 
     @Test
