@@ -15,8 +15,8 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 LARDER_JVM_OPTS="-XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0"
 LARDER_SERVER_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g -XX:MaxTenuringThreshold=2"
 # The generator's: the JIT flags and a 1 GiB young generation, as `java -jar larder.jar bench` gives itself
-# (GeneratorJvm.HEAP_FLAGS): with the JVM's default of about 100 MiB it paused 2-5 ms every 21 s at 44k/s, and an
-# open-loop generator charges its own pause to the server (docs/performance.md, "Session 94").
+# (GeneratorJvm.HEAP_FLAGS): with the JVM's default (about 110 MiB on a 23 GiB machine) it paused 2-5 ms every 21 s
+# at 44k/s, and an open-loop generator charges its own pause to the server (docs/performance.md, "Session 94").
 LARDER_CLIENT_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g"
 larder_start() {
   local var=$1 jar=$2 port=$3 log=$4
