@@ -31,11 +31,11 @@ public final class GeneratorJvm {
     static final String RELAUNCHED = "LARDER_GENERATOR_RELAUNCHED";
 
     /**
-     * A 1 GiB young generation. With the JVM's default (about 100 MiB here) the generator collected every 21 s at 44k
-     * GET/s, pausing 2-5 ms each time; an open-loop generator that stops charges the pause to the server as latency,
-     * and the server's core sat idle through it (docs/performance.md, "Session 93"). With 1 GiB a fixed-rate phase
-     * rarely has one ("Session 94"). Before this JVM's own options, so an {@code -Xmn} given there wins;
-     * {@code bench/lib.sh} gives its generators the same ({@code ServerJvmFlagsTest}).
+     * A 1 GiB young generation. With the JVM's default (about 110 MiB on a 23 GiB machine) the generator collected
+     * every 21 s at 44k GET/s, pausing 2-5 ms each time; an open-loop generator that stops charges the pause to the
+     * server as latency, and the server's core sat idle through it (docs/performance.md, "Session 93"). With 1 GiB
+     * it did not collect once in a whole {@code bench tail} run ("Session 94"). Before this JVM's own options, so an
+     * {@code -Xmn} given there wins; {@code bench/lib.sh} gives its generators the same ({@code ServerJvmFlagsTest}).
      */
     public static final List<String> HEAP_FLAGS = List.of("-Xmn1g");
 
