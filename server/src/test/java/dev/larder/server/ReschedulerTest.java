@@ -142,7 +142,10 @@ class ReschedulerTest {
                 return super.backgroundBusy();
             }
         }, ServerObserver.NOOP)) {
+            // The rescheduler sets the two one after the other: wait for both, or a preemption between them reads
+            // a slice not yet recorded (a CI run saw -1).
             awaitAtLeast(serverNice::get, 0);
+            awaitAtLeast(serverSlice::get, 0);
             assertEquals(ServerOptions.DEFAULT_RESCHEDULE_NICE, serverNice.get());
             assertEquals(ServerOptions.MIN_SLICE.toNanos(), serverSlice.get(), "the nice cost it its slice");
             assertTrue(larder.server.describe().contains("reschedule-nice=19"), larder.server.describe());
