@@ -1,8 +1,6 @@
 package dev.larder.cli;
 
-import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
+import dev.larder.server.threads.ThreadNice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,42 +23,38 @@ import java.util.stream.Stream;
  * Linux thread starts at its creator's nice.
  *
  * <p>A compiler thread already above the value (a server started under {@code nice -n 15}) keeps its own, as
- * {@code ThreadSlice} does for the loops: lowering a nice value raises the priority, which the kernel refuses a
- * process without {@code CAP_SYS_NICE}, and would put the compilers above the loops anyway.
+ * {@code ThreadSlice} does for the loops ({@link ThreadNice#atLeast}): lowering it would put the compilers above the
+ * loops.
  */
 final class JitCompilerNice {
 
     static final int MAX = 19;
     /** HotSpot's compiler threads ("C1 CompilerThread0"), as {@code /proc} shows them: 15 characters at most. */
     private static final List<String> NAMES = List.of("C1 CompilerThre", "C2 CompilerThre");
-    private static final int PRIO_PROCESS = 0;
 
     private JitCompilerNice() {
     }
 
     /**
      * Sets {@code nice} (1-{@value #MAX}) on every JIT compiler thread of this process, found in {@code tasks}
-     * ({@code /proc/self/task}), that runs below it; the ids of the compiler threads now at {@code nice} or above.
-     * {@code nice} 0 leaves them as they are.
+     * ({@code /proc/self/task}), that runs below it; the nice value each compiler thread runs at now ({@code nice},
+     * or its own where that was higher). {@code nice} 0 leaves them as they are.
      *
-     * @throws IOException           when {@code tasks} cannot be read (not Linux)
-     * @throws LastErrorException    when the kernel refuses ({@code setpriority(2)} on a thread id)
+     * @throws IOException       when {@code tasks} cannot be read (not Linux)
+     * @throws RuntimeException  when the kernel refuses ({@code setpriority(2)} on a thread id)
      */
     static List<Integer> apply(int nice, Path tasks) throws IOException {
         if (nice < 0 || nice > MAX) {
             throw new IllegalArgumentException("nice: " + nice + " (expected: 0-" + MAX + ")");
         }
-        List<Integer> set = new ArrayList<>();
+        List<Integer> now = new ArrayList<>();
         if (nice == 0) {
-            return set;
+            return now;
         }
         for (int tid : compilerThreads(tasks)) {
-            if (LibC.INSTANCE.getpriority(PRIO_PROCESS, tid) < nice) {
-                LibC.INSTANCE.setpriority(PRIO_PROCESS, tid, nice);
-            }
-            set.add(tid);
+            now.add(ThreadNice.atLeast(tid, nice));
         }
-        return set;
+        return now;
     }
 
     /** The ids of the compiler threads listed in {@code tasks}. */
@@ -81,18 +75,5 @@ final class JitCompilerNice {
             }
         }
         return found;
-    }
-
-    /** {@code getpriority(2)}, {@code setpriority(2)}: on Linux both take a thread id where they take a process id. */
-    private interface LibC extends Library {
-        LibC INSTANCE = Native.load("c", LibC.class);
-
-        /**
-         * The nice value (glibc turns the kernel's 40-nice back into it). Not checked: -1 is a nice value as well as
-         * the error, and on an error (the thread ended) the {@code setpriority} that follows reports it.
-         */
-        int getpriority(int which, int who);
-
-        int setpriority(int which, int who, int prio) throws LastErrorException;
     }
 }

@@ -529,8 +529,12 @@ public final class ServeCommand implements Callable<Integer> {
             return "0";
         }
         try {
-            int threads = JitCompilerNice.apply(jitNice, Path.of("/proc/self/task")).size();
-            return jitNice + " (" + threads + " compiler threads)";
+            List<Integer> nice = JitCompilerNice.apply(jitNice, Path.of("/proc/self/task"));
+            long kept = nice.stream().filter(n -> n > jitNice).count();
+            // A server started under `nice` keeps its compilers at its own value: the line says so, not jitNice.
+            String keptOwn = kept == 0 ? "" : ", " + kept + " kept their own higher nice "
+                    + nice.stream().mapToInt(Integer::intValue).max().orElseThrow();
+            return jitNice + " (" + nice.size() + " compiler threads" + keptOwn + ")";
         } catch (IOException | RuntimeException | LinkageError e) {
             // Not Linux, no /proc, or JNA not loadable here: the compilers then share the core as before.
             log.warn("--jit-nice {}: the JIT compiler threads keep the event loops' priority: {}", jitNice,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.larder.server.threads.ThreadNice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,17 +26,13 @@ class JitCompilerNiceIT {
         Map<String, Integer> nice = new HashMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
-                String stat;
+                String name;
                 try {
-                    stat = Files.readString(task.resolve("stat"));
+                    name = Files.readString(task.resolve("comm")).strip();
                 } catch (IOException e) {
-                    continue;
+                    continue; // the thread ended since the listing
                 }
-                // pid (comm) state ...: the name may hold spaces, the fields after it do not. Nice is field 19.
-                int close = stat.lastIndexOf(')');
-                String name = stat.substring(stat.indexOf('(') + 1, close);
-                String[] fields = stat.substring(close + 2).split(" ");
-                nice.merge(name, Integer.parseInt(fields[16]), Math::max);
+                nice.merge(name, ThreadNice.of(Integer.parseInt(task.getFileName().toString())), Math::max);
             }
         }
         return nice;
@@ -48,6 +45,7 @@ class JitCompilerNiceIT {
             assertEquals(7, nice.get("C2 CompilerThre"), nice.toString());
             assertEquals(7, nice.get("C1 CompilerThre"), nice.toString());
             assertTrue(larder.output().contains("jit-nice=7 ("), larder.output());
+            assertFalse(larder.output().contains("kept their own"), larder.output());
             // The event loops, the main thread and the VM's own threads keep the server's priority.
             nice.entrySet().stream()
                     .filter(e -> e.getKey().startsWith("larder-io") || e.getKey().equals("java")
@@ -69,6 +67,7 @@ class JitCompilerNiceIT {
             assertEquals(12, nice.get("C2 CompilerThre"), nice.toString());
             assertEquals(12, nice.get("C1 CompilerThre"), nice.toString());
             assertTrue(larder.output().contains("jit-nice=7 ("), larder.output());
+            assertTrue(larder.output().contains("kept their own higher nice 12)"), larder.output());
             assertFalse(larder.output().contains("refused"), larder.output());
         }
     }

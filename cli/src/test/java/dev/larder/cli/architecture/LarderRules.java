@@ -65,7 +65,8 @@ final class LarderRules {
                 .whereLayer("config").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "http", "calls",
                         "context", "answer", "offload")
                 .whereLayer("security").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "http")
-                .whereLayer("threads").mayOnlyBeAccessedByLayers("front door", "offload")
+                // cli: --jit-nice sets the JVM's compiler threads (not the server's) through ThreadNice.
+                .whereLayer("threads").mayOnlyBeAccessedByLayers("cli", "front door", "offload")
                 .whereLayer("storage").mayOnlyBeAccessedByLayers("cli", "edge", "front door", "calls", "context");
     }
 

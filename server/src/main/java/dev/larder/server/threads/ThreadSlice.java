@@ -126,7 +126,6 @@ public final class ThreadSlice {
 
     /** {@code sched_setattr(2)} through libc's {@code syscall}, which glibc does not wrap. */
     private static final class SchedSetattr {
-        private static final int PRIO_PROCESS = 0;
         private static final int SCHED_OTHER = 0;
         private static final int SCHED_FIFO = 1;
         // struct sched_attr, version 1 (SCHED_ATTR_SIZE_VER1): size, policy, flags, nice, priority, runtime,
@@ -137,8 +136,6 @@ public final class ThreadSlice {
         interface LibC extends Library {
             LibC INSTANCE = Native.load("c", LibC.class);
 
-            int getpriority(int which, int who) throws LastErrorException;
-
             long syscall(long number, Object... args) throws LastErrorException;
         }
 
@@ -146,7 +143,7 @@ public final class ThreadSlice {
         static void onCurrentThread(long runtimeNanos, int nice) {
             requireSyscall();
             // The call sets nice too, and 0 would undo a renice; who = 0 is the calling thread, not the process.
-            int own = LibC.INSTANCE.getpriority(PRIO_PROCESS, 0);
+            int own = ThreadNice.of(ThreadNice.CURRENT);
             setattr(SCHED_OTHER, nice == KEEP_NICE ? own : Math.max(own, nice), 0, runtimeNanos);
         }
 
