@@ -43,13 +43,16 @@ class PipelineWarmupTest {
             int workers = config[0];
             int inlineBatch = config[1];
             requests.set(0);
+            long sent;
             try (TestServer server = new TestServer(dir.resolve("w" + workers + "i" + inlineBatch),
                     o -> o.workers(workers).inlineBatch(inlineBatch), s -> s, counting)) {
-                long sent = new PipelineWarmup(server.address()).run(2_000);
+                sent = new PipelineWarmup(server.address()).run(2_000);
                 assertTrue(sent >= 2_000, "sent " + sent);
                 assertNoKeyLeft(server);
-                assertEquals(sent, requests.get(), "the server answered every warm-up request");
             }
+            // Counted after close: a request is counted once its answer is written, so the client can hold the
+            // last answer before the loop counts it; close() waits for the loops to end.
+            assertEquals(sent, requests.get(), "the server answered every warm-up request");
         }
     }
 
@@ -68,14 +71,16 @@ class PipelineWarmupTest {
                 longestRun.accumulateAndGet(tasks, Math::max);
             }
         };
+        long sent;
         try (TestServer server = new TestServer(dir.resolve("in-step"), o -> o.workers(2).inlineBatch(0), s -> s,
                 observer)) {
-            long sent = new PipelineWarmup(server.address()).runInStep(32, 50);
+            sent = new PipelineWarmup(server.address()).runInStep(32, 50);
             assertEquals(32 * 51, sent, "50 rounds of PUTs and GETs and a round of DELETEs on each connection");
-            assertEquals(sent, requests.get(), "the server answered every request");
-            assertTrue(longestRun.get() > 1, "no worker ever took more than one call at a time");
             assertNoKeyLeft(server);
         }
+        // After close, as above: the last answers may be on the wire before they are counted.
+        assertEquals(sent, requests.get(), "the server answered every request");
+        assertTrue(longestRun.get() > 1, "no worker ever took more than one call at a time");
     }
 
     @Test

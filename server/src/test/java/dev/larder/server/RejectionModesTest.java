@@ -217,12 +217,13 @@ class RejectionModesTest {
 
     @Test
     void requestsThatWaitedPastMaxQueueDelayAre503WithoutTouchingStorage() throws Exception {
-        start(RejectionMode.ABORT, Duration.ofMillis(50), Duration.ofSeconds(10));
+        // The blocker queues too, and must reach storage within the delay on a slow machine: 500 ms, not 50.
+        start(RejectionMode.ABORT, Duration.ofMillis(500), Duration.ofSeconds(10));
         RawHttp blocker = send("PUT", "/v0/entity?id=block-0", "held");
         gated.awaitBlocked(1);
         RawHttp late = send("PUT", "/v0/entity?id=late", "x");
         awaitPending(1);
-        Thread.sleep(200);
+        Thread.sleep(1_500);
         gated.open();
         assertEquals(201, blocker.read().status());
         RawHttp.Response r = late.read();

@@ -30,13 +30,15 @@ class CoarseClockTest {
             long wall0 = clock.wallTime();
             long mono0 = clock.monotonicTime();
             long real0 = System.currentTimeMillis();
-            Thread.sleep(300);
+            Thread.sleep(1_000);
             long wall = clock.wallTime() - wall0;
             long mono = clock.monotonicTime() - mono0;
             long real = System.currentTimeMillis() - real0;
-            // Each wall-time reading may be one resolution (5 ms of real time) stale; 20 ms of slack each way.
-            assertTrue(wall >= 64 * (real - 20) && wall <= 64 * (real + 20), "wall " + wall + " ms in " + real + " ms");
-            assertTrue(Math.abs(mono / 1_000_000 - real) < 50, "monotonic " + mono / 1_000_000 + " ms in " + real);
+            // Each wall-time reading may be one resolution (5 ms of real time) stale, more when its thread waits for
+            // a busy core: 100 ms of slack each way, still 60 s from what a clock at x1 would read.
+            assertTrue(wall >= 64 * (real - 100) && wall <= 64 * (real + 100),
+                    "wall " + wall + " ms in " + real + " ms");
+            assertTrue(Math.abs(mono / 1_000_000 - real) < 100, "monotonic " + mono / 1_000_000 + " ms in " + real);
         }
     }
 
