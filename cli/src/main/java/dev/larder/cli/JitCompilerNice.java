@@ -28,7 +28,6 @@ import java.util.stream.Stream;
  */
 final class JitCompilerNice {
 
-    static final int MAX = 19;
     /** HotSpot's compiler threads ("C1 CompilerThread0"), as {@code /proc} shows them: 15 characters at most. */
     private static final List<String> NAMES = List.of("C1 CompilerThre", "C2 CompilerThre");
 
@@ -36,16 +35,16 @@ final class JitCompilerNice {
     }
 
     /**
-     * Sets {@code nice} (1-{@value #MAX}) on every JIT compiler thread of this process, found in {@code tasks}
-     * ({@code /proc/self/task}), that runs below it; the nice value each compiler thread runs at now ({@code nice},
-     * or its own where that was higher). {@code nice} 0 leaves them as they are.
+     * Sets {@code nice} (1-{@value ThreadNice#MAX}) on every JIT compiler thread of this process, found in
+     * {@code tasks} ({@code /proc/self/task}), that runs below it; the nice value each compiler thread runs at now
+     * ({@code nice}, or its own where that was higher). {@code nice} 0 leaves them as they are.
      *
      * @throws IOException       when {@code tasks} cannot be read (not Linux)
      * @throws RuntimeException  when the kernel refuses ({@code setpriority(2)} on a thread id)
      */
     static List<Integer> apply(int nice, Path tasks) throws IOException {
-        if (nice < 0 || nice > MAX) {
-            throw new IllegalArgumentException("nice: " + nice + " (expected: 0-" + MAX + ")");
+        if (nice < 0 || nice > ThreadNice.MAX) {
+            throw new IllegalArgumentException("nice: " + nice + " (expected: 0-" + ThreadNice.MAX + ")");
         }
         List<Integer> now = new ArrayList<>();
         if (nice == 0) {

@@ -25,6 +25,7 @@ import dev.larder.server.security.Exposure;
 import dev.larder.server.security.SecurityOptions;
 import dev.larder.server.security.SecurityReloader;
 import dev.larder.server.security.ServerSecurity;
+import dev.larder.server.threads.ThreadNice;
 import dev.larder.storage.BlockCacheType;
 import dev.larder.storage.RocksDbStore;
 import dev.larder.storage.StoreException;
@@ -398,9 +399,9 @@ public final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
                     + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
         }
-        if (jitNice < 0 || jitNice > JitCompilerNice.MAX) {
+        if (jitNice < 0 || jitNice > ThreadNice.MAX) {
             throw new ParameterException(spec.commandLine(), "--jit-nice: " + jitNice + " (expected: 0.."
-                    + JitCompilerNice.MAX + ")");
+                    + ThreadNice.MAX + ")");
         }
         if (warmupRequests < 0) {
             throw new ParameterException(spec.commandLine(), "--warmup-requests: " + warmupRequests

@@ -13,6 +13,8 @@ import com.sun.jna.Native;
  */
 public final class ThreadNice {
 
+    /** The highest nice value Linux has (the lowest priority). */
+    public static final int MAX = 19;
     /** The calling thread (who = 0 is the thread, not the process). */
     public static final int CURRENT = 0;
     private static final int PRIO_PROCESS = 0;

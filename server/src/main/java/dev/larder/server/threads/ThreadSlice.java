@@ -25,7 +25,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ThreadSlice {
 
-    public static final int MAX_NICE = 19;
     /** The lowest real-time priority: above every fair thread, below the kernel's own real-time threads. */
     private static final int FIFO_PRIORITY = 1;
     private static final int KEEP_NICE = Integer.MIN_VALUE;
@@ -65,8 +64,8 @@ public final class ThreadSlice {
      * {@code CAP_SYS_NICE} may not raise its priority, and a server started under {@code nice} keeps that.
      */
     public ThreadSlice atNice(int nice) {
-        if (nice < 0 || nice > MAX_NICE) {
-            throw new IllegalArgumentException("nice: " + nice + " (expected: 0.." + MAX_NICE + ")");
+        if (nice < 0 || nice > ThreadNice.MAX) {
+            throw new IllegalArgumentException("nice: " + nice + " (expected: 0.." + ThreadNice.MAX + ")");
         }
         if (fifo) {
             throw new IllegalStateException("a SCHED_FIFO thread has no nice value");
