@@ -13,7 +13,7 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 # (LARDER_JVM_OPTS, the JIT flags the generator gets too, a 1 GiB young generation and promotion after two young
 # collections: docs/performance.md, "Session 35" and "Session 36"); set it to empty to run with the JVM's defaults.
 LARDER_JVM_OPTS="-XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0"
-LARDER_SERVER_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g -XX:MaxTenuringThreshold=2"
+LARDER_SERVER_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g -XX:OldSize=256m -XX:MaxTenuringThreshold=2"
 # The generator's: the JIT flags and a 1 GiB young generation, as `java -jar larder.jar bench` gives itself
 # (GeneratorJvm.HEAP_FLAGS): with the JVM's default (about 110 MiB on a 23 GiB machine) it paused 2-5 ms every 21 s
 # at 44k/s, and an open-loop generator charges its own pause to the server (docs/performance.md, "Session 94").

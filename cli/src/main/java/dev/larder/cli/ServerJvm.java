@@ -29,8 +29,14 @@ public final class ServerJvm {
      * the 1-2 MiB that serving keeps alive from its first minute made each of the first 15 collections pause 3.7-5
      * ms instead of 0.8-1 (docs/performance.md, "Session 36"). Not for the generator, whose JVM {@link GeneratorJvm}
      * starts with {@link #command(List)} and a young generation of its own ({@link GeneratorJvm#HEAP_FLAGS}).
+     *
+     * <p>The old generation starts at 256 MiB ({@code -XX:OldSize}). The JVM's default beside a 1 GiB young generation
+     * is 6 MiB, and the serial collector follows every young collection that had to grow the old generation to fit
+     * what it promoted with a full collection of the whole heap: every few minutes at the issue's rates, a 17 ms young
+     * pause and a 25-37 ms full one back to back inside a phase (p99 53.5 ms that second; docs/performance.md,
+     * "Session 98"). 256 MiB holds what serving promotes for an hour or more at those rates.
      */
-    public static final List<String> HEAP_FLAGS = List.of("-Xmn1g", "-XX:MaxTenuringThreshold=2");
+    public static final List<String> HEAP_FLAGS = List.of("-Xmn1g", "-XX:OldSize=256m", "-XX:MaxTenuringThreshold=2");
 
     private ServerJvm() {
     }

@@ -128,8 +128,8 @@ class BenchIT {
         assertTrue(out.contains("server: larder started: "), out);
         // The servers bench starts run with the JIT flags the README's command and the image use.
         assertTrue(out.contains("jit-uncommon-traps=off"), out);
-        // ... and the README's young generation.
-        assertTrue(out.contains("young-gen=1024MiB tenuring=2"), out);
+        // ... and the README's young and old generations.
+        assertTrue(out.contains("young-gen=1024MiB old-gen=256MiB tenuring=2"), out);
         assertTrue(out.contains("workers=0 (synchronous"), out);
         String html = Files.readString(report.resolve("index.html"));
         assertTrue(html.contains(">sync &mdash; ") && html.contains(">async &mdash; "), "both servers in the report");
