@@ -32,8 +32,8 @@ public final class ServerJvm {
      *
      * <p>The old generation starts at 256 MiB ({@code -XX:OldSize}). The JVM's default beside a 1 GiB young generation
      * is 6 MiB, and the serial collector follows every young collection that had to grow the old generation to fit
-     * what it promoted with a full collection of the whole heap: every few minutes at the issue's rates, a 17 ms young
-     * pause and a 25-37 ms full one back to back inside a phase (p99 53.5 ms that second; docs/performance.md,
+     * what it promoted with a full collection of the whole heap: every few minutes at the issue's rates, a 16-17 ms
+     * young pause and a 33-37 ms full one back to back inside a phase (p99 53.5 ms that second; docs/performance.md,
      * "Session 98"). Serving promoted about 12 KiB a second in those phases (2.2 MiB over 24 young collections), so
      * 256 MiB lasts hours. It is committed at start, but a page costs memory only once promotion reaches it.
      */
