@@ -678,7 +678,7 @@ public final class ServeCommand implements Callable<Integer> {
      * second at high rates). {@code unknown} where the option cannot be read.
      */
     private static String youngGeneration() {
-        return vmOptionIfSet("NewSize", value -> (Long.parseLong(value) >> 20) + "MiB");
+        return vmOptionIfSet("NewSize", ServeCommand::mebibytes);
     }
 
     /**
@@ -687,7 +687,11 @@ public final class ServeCommand implements Callable<Integer> {
      * {@code jvm-default} when nothing set it.
      */
     private static String oldGeneration() {
-        return vmOptionIfSet("OldSize", value -> (Long.parseLong(value) >> 20) + "MiB");
+        return vmOptionIfSet("OldSize", ServeCommand::mebibytes);
+    }
+
+    private static String mebibytes(String bytes) {
+        return (Long.parseLong(bytes) >> 20) + "MiB";
     }
 
     /**

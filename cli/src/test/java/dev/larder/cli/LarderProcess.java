@@ -107,7 +107,8 @@ public final class LarderProcess implements AutoCloseable {
         return new LarderProcess(builder.start(), log);
     }
 
-    private static String javaBinary() {
+    /** This JVM's own {@code java} launcher. */
+    static String javaBinary() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 

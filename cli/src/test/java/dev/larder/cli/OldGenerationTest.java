@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,17 +40,28 @@ class OldGenerationTest {
 
     private static GcLog runPromoter(List<String> heapFlags) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(LarderProcess.javaBinary());
         // The maximum heap is fixed so the old generation's room does not depend on this machine's memory.
         command.addAll(List.of("-XX:+UseSerialGC", "-Xmx2g"));
         command.addAll(heapFlags);
         command.addAll(List.of("-Xlog:gc:stdout", "-cp", System.getProperty("java.class.path"),
                 Promoter.class.getName()));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(120, TimeUnit.SECONDS), "promoter finished");
-        assertEquals(0, process.exitValue(), out);
-        return new GcLog(out);
+        // Its output goes to a file, so the wait below bounds the run (reading a pipe to its end would not).
+        Path log = Files.createTempFile("old-generation", ".log");
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+                    .start();
+            boolean finished = process.waitFor(120, TimeUnit.SECONDS);
+            if (!finished) {
+                process.destroyForcibly();
+            }
+            String out = Files.readString(log);
+            assertTrue(finished, "promoter finished: " + out);
+            assertEquals(0, process.exitValue(), out);
+            return new GcLog(out);
+        } finally {
+            Files.deleteIfExists(log);
+        }
     }
 
     private record GcLog(String text) {
