@@ -187,12 +187,16 @@ public final class ServeCommand implements Callable<Integer> {
                     + "0 = off (default: ${DEFAULT-VALUE}).")
     long rowCache;
 
-    @Option(names = "--write-buffer", defaultValue = "${env:LARDER_WRITE_BUFFER:-32MiB}",
-            converter = SizeConverter.class,
-            description = "RocksDB memtable size: when one fills it is flushed to a file and a new write-ahead log "
-                    + "begins, so it sets how often flushes and compactions run; memtable memory is at most "
-                    + "--memtables times this (default: ${DEFAULT-VALUE}; at least 64KiB).")
-    long writeBuffer;
+    // auto: 64 MiB where eight fit in a sixteenth of the memory, else 32 MiB. Half the level-0 files for the same
+    // writes: the first GET phase after a write phase cost 0.85x (docs/performance.md, sessions 98-99; MemtableSize).
+    @Option(names = "--write-buffer", defaultValue = "${env:LARDER_WRITE_BUFFER:-auto}",
+            converter = MemtableSize.Converter.class,
+            description = "RocksDB memtable size: when one fills it is flushed to a level-0 file (which every GET "
+                    + "that misses the memtables probes until a compaction merges it) and a new write-ahead log "
+                    + "begins; memtable memory is at most --memtables times this. auto = 64MiB where eight of them "
+                    + "fit in a sixteenth of the memory the process may use (8 GiB or more), else 32MiB (default: "
+                    + "${DEFAULT-VALUE}; at least 64KiB).")
+    MemtableSize writeBuffer;
 
     // auto: a sixteenth of the memory, 4 to 8 of them. Four filled ~25 s into a write phase at 76k PUT/s behind a
     // flush at nice 19 and writes stopped; eight did not (docs/performance.md, sessions 72-73; MemtableCount).
@@ -395,9 +399,9 @@ public final class ServeCommand implements Callable<Integer> {
         checkAdminPort();
         ServerSecurity security = security();
         Exposure exposure = Exposure.of(host, security.data(), insecureBindOk);
-        if (writeBuffer < StoreOptions.MIN_WRITE_BUFFER_BYTES) {
-            throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBuffer + " (expected: >= "
-                    + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
+        if (writeBufferBytes() < StoreOptions.MIN_WRITE_BUFFER_BYTES) {
+            throw new ParameterException(spec.commandLine(), "--write-buffer: " + writeBufferBytes()
+                    + " (expected: >= " + StoreOptions.MIN_WRITE_BUFFER_BYTES + ")");
         }
         if (jitNice < 0 || jitNice > ThreadNice.MAX) {
             throw new ParameterException(spec.commandLine(), "--jit-nice: " + jitNice + " (expected: 0.."
@@ -509,7 +513,7 @@ public final class ServeCommand implements Callable<Integer> {
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
                 dataDir.toAbsolutePath().normalize(), blockCache >> 20, blockCacheType.flag(),
                 blockSize % 1024 == 0 ? (blockSize >> 10) + "KiB" : blockSize + "B", rowCache >> 20,
-                memtableCount(), writeBuffer >> 20, tableWarming.flag(),
+                memtableCount(), writeBufferBytes() >> 20, tableWarming.flag(),
                 UncommonTraps.ofThisJvm(), youngGeneration(), oldGeneration(), tenuring(), jit);
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
@@ -599,12 +603,16 @@ public final class ServeCommand implements Callable<Integer> {
 
     StoreOptions storeOptions() {
         return new StoreOptions(dataDir, blockCache, rowCache, sync, true,
-                backgroundPriority == BackgroundPriority.low, writeBuffer, tableWarming, memtableCount(),
+                backgroundPriority == BackgroundPriority.low, writeBufferBytes(), tableWarming, memtableCount(),
                 blockCacheType, blockSize);
     }
 
+    long writeBufferBytes() {
+        return writeBuffer.resolve(MemoryShareConverter.memoryLimit());
+    }
+
     int memtableCount() {
-        return memtables.resolve(MemoryShareConverter.memoryLimit(), writeBuffer);
+        return memtables.resolve(MemoryShareConverter.memoryLimit(), writeBufferBytes());
     }
 
     ServerOptions serverOptions() {

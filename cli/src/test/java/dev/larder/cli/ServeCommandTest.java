@@ -156,9 +156,11 @@ class ServeCommandTest {
         ServeCommand defaults = (ServeCommand) Larder.commandLine().parseArgs("serve").subcommand().commandSpec()
                 .userObject();
         assertEquals(MemtableCount.AUTO, defaults.memtables);
-        assertEquals(MemtableCount.AUTO.resolve(MemoryShareConverter.memoryLimit(),
-                StoreOptions.DEFAULT_WRITE_BUFFER_BYTES), defaults.storeOptions().memtables());
-        assertEquals(StoreOptions.DEFAULT_WRITE_BUFFER_BYTES, defaults.storeOptions().writeBufferBytes());
+        assertEquals(MemtableSize.AUTO, defaults.writeBuffer);
+        long autoBytes = MemtableSize.AUTO.resolve(MemoryShareConverter.memoryLimit());
+        assertEquals(autoBytes, defaults.storeOptions().writeBufferBytes());
+        assertEquals(MemtableCount.AUTO.resolve(MemoryShareConverter.memoryLimit(), autoBytes),
+                defaults.storeOptions().memtables());
         ServeCommand two = (ServeCommand) Larder.commandLine().parseArgs("serve", "--memtables", "2",
                 "--write-buffer", "64MiB").subcommand().commandSpec().userObject();
         assertEquals(2, two.storeOptions().memtables());
