@@ -2,6 +2,7 @@ package dev.larder.cli;
 
 import dev.larder.storage.StoreOptions;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code --write-buffer}: one memtable's size, or {@code auto}: {@value #AUTO_LARGE_BYTES} bytes where
@@ -44,7 +45,15 @@ record MemtableSize(long fixedBytes) {
     static final class Converter implements ITypeConverter<MemtableSize> {
         @Override
         public MemtableSize convert(String value) {
-            return value.trim().equalsIgnoreCase("auto") ? AUTO : new MemtableSize(new SizeConverter().convert(value));
+            if (value.trim().equalsIgnoreCase("auto")) {
+                return AUTO;
+            }
+            try {
+                return new MemtableSize(new SizeConverter().convert(value));
+            } catch (TypeConversionException e) {
+                throw new TypeConversionException("'" + value + "' is not a memtable size (expected auto or a size, "
+                        + "e.g. 64MiB)");
+            }
         }
     }
 }

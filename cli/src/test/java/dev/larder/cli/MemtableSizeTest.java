@@ -49,7 +49,9 @@ class MemtableSizeTest {
     @Test
     void neitherAutoNorASizeIsRefusedNamingWhatIsExpected() {
         for (String bad : new String[] {"big", "-3m", "4.5m"}) {
-            assertThrows(TypeConversionException.class, () -> converter.convert(bad), bad);
+            TypeConversionException e = assertThrows(TypeConversionException.class, () -> converter.convert(bad), bad);
+            assertTrue(e.getMessage().contains("'" + bad + "'") && e.getMessage().contains("expected auto"),
+                    e.getMessage());
         }
     }
 }

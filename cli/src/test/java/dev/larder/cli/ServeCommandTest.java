@@ -198,6 +198,10 @@ class ServeCommandTest {
         Run tinyBuffer = execute("serve", "--write-buffer", "4KiB");
         assertEquals(2, tinyBuffer.status());
         assertTrue(tinyBuffer.err().contains("--write-buffer: 4096 (expected: >= 65536)"), tinyBuffer.err());
+        Run noBuffer = execute("serve", "--write-buffer", "large");
+        assertEquals(2, noBuffer.status());
+        assertTrue(noBuffer.err().contains("--write-buffer") && noBuffer.err().contains("expected auto"),
+                noBuffer.err());
         Run tinyBlocks = execute("serve", "--block-size", "512");
         assertEquals(2, tinyBlocks.status());
         assertTrue(tinyBlocks.err().contains("--block-size: 512 (expected: 1024 to 1048576 bytes)"), tinyBlocks.err());
