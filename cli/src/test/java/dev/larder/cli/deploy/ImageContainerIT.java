@@ -356,7 +356,8 @@ class ImageContainerIT {
         start();
         Docker.awaitHealthy(name, HEALTHY_WITHIN);
         // --memtables auto reads the container's limit, not the host's RAM: four (a sixteenth of 1 GiB is two), the
-        // count this limit was sized with; eight, what a host of 4 GiB or more gets, would be 128 MiB more.
+        // count this limit was sized with; eight, what a host of 4 GiB or more gets, would be 128 MiB more. And
+        // --write-buffer auto keeps them at 32 MiB here: 64 MiB only where eight of them fit in a sixteenth (8 GiB).
         assertTrue(Docker.logs(name).contains("memtables=4x32MiB"), Docker.logs(name));
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger busy = new AtomicInteger();
