@@ -188,7 +188,7 @@ public final class ServeCommand implements Callable<Integer> {
     long rowCache;
 
     // auto: 64 MiB where eight fit in a sixteenth of the memory, else 32 MiB. Half the level-0 files for the same
-    // writes: the first GET phase after a write phase cost 0.85x (docs/performance.md, sessions 98-99; MemtableSize).
+    // writes: a GET cost 0.97x and a PUT 0.95x side by side (docs/performance.md, sessions 98-99; MemtableSize).
     @Option(names = "--write-buffer", defaultValue = "${env:LARDER_WRITE_BUFFER:-auto}",
             converter = MemtableSize.Converter.class,
             description = "RocksDB memtable size: when one fills it is flushed to a level-0 file (which every GET "
@@ -612,7 +612,9 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     int memtableCount() {
-        return memtables.resolve(MemoryShareConverter.memoryLimit(), writeBufferBytes());
+        // One reading of the limit for both, so the count always fits the size it was resolved with.
+        long memory = MemoryShareConverter.memoryLimit();
+        return memtables.resolve(memory, writeBuffer.resolve(memory));
     }
 
     ServerOptions serverOptions() {

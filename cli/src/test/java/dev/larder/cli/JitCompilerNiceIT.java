@@ -58,7 +58,8 @@ class JitCompilerNiceIT {
     @Test
     void aServerStartedAtAHigherNiceKeepsItsOwnForTheCompilers() throws Exception {
         // Setting 7 there would raise the compilers' priority above the loops' (and without CAP_SYS_NICE be refused).
-        List<String> command = List.of("nice", "-n", "12", LarderProcess.javaBinary(), "-Xmx256m", "-jar", LarderProcess.jar().toString(),
+        List<String> command = List.of("nice", "-n", "12", LarderProcess.javaBinary(), "-Xmx256m", "-jar",
+                LarderProcess.jar().toString(),
                 "serve", "--port", "0", "--admin-port", "0", "--data-dir", dir.resolve("data").toString(),
                 "--warmup-requests", Integer.toString(LarderProcess.SHORT_WARMUP_REQUESTS), "--jit-nice", "7");
         try (LarderProcess larder = LarderProcess.exec(command, Map.of())) {
