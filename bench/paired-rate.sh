@@ -2,7 +2,7 @@
 # bench/paired.sh at a FIXED rate: two Larder configurations measured at the same time, both servers pinned to core 1,
 # each driven at RATE requests/s by its own `larder bench` (open loop) on core 0, so that whatever else the machine does
 # hits both alike. A request at a fixed rate costs 1.3-1.4x what it costs at saturation on this kind of machine, and
-# what changes that cost (wake-ups, system calls per request) shows here and not in a closed loop. For each round and
+# what changes that cost (wake-ups, system calls per request) shows here, where a closed loop amortises it. For each round and
 # workload it prints each server's CPU time per request (all threads, from /proc, over 10 s in the middle of a 30 s
 # run), its achieved rate and p99, and the ratio B/A of the CPU; at the end the medians. Round 0 prefills KEYS keys and
 # warms both up; it is not counted.
@@ -10,6 +10,9 @@
 #   bench/paired-rate.sh "" "--workers 0"                               # async default vs sync, same jar
 #   JAR_A=old.jar JAR_B=new.jar bench/paired-rate.sh                    # two builds, same flags
 #   OPTS_B="-Dsome.property=true" RATE=15000 bench/paired-rate.sh       # JVM options for one server only
+#
+# Both generators are JAR_A's `larder bench`, so two builds are measured by the same client. Each run's output and
+# JSON go to OUT (default bench-results/paired-rate-<time>).
 #
 # RATE is each server's, so the server core carries twice it: at 36-40 us a request (session 100's host) 12k/s each
 # kept it about 0.9 busy. Needs a built cli/target/larder.jar (./mvnw -q -DskipTests package) and python3.
