@@ -2,10 +2,10 @@
 # bench/paired.sh at a FIXED rate: two Larder configurations measured at the same time, both servers pinned to core 1,
 # each driven at RATE requests/s by its own `larder bench` (open loop) on core 0, so that whatever else the machine does
 # hits both alike. A request at a fixed rate costs 1.3-1.4x what it costs at saturation on this kind of machine, and
-# what changes that cost (wake-ups, system calls per request) shows here, where a closed loop amortises it. For each round and
-# workload it prints each server's CPU time per request (all threads, from /proc, over 10 s in the middle of a 30 s
-# run), its achieved rate and p99, and the ratio B/A of the CPU; at the end the medians. Round 0 prefills KEYS keys and
-# warms both up; it is not counted.
+# what changes that cost (wake-ups, system calls per request) shows here, where a closed loop amortises it. For each
+# round and workload it prints each server's CPU time per request (all threads, from /proc, over 10 s in the middle of
+# a 30 s run), its achieved rate and p99, and the ratio B/A of the CPU; at the end the medians. Round 0 prefills KEYS
+# keys and warms both up; it is not counted.
 #
 #   bench/paired-rate.sh "" "--workers 0"                               # async default vs sync, same jar
 #   JAR_A=old.jar JAR_B=new.jar bench/paired-rate.sh                    # two builds, same flags
@@ -75,7 +75,11 @@ print(f"A {ca:5.1f}us/req ({aa:.0f}/s, p99 {pa:.2f} ms) | B {cb:5.1f}us/req ({ab
       f"B/A cpu/req {cb / ca:.3f}")
 PY
 )
-    if [ "$round" -eq 0 ]; then echo "warm-up $wl: $line"; else echo "round $round $wl: $line" | tee -a "$OUT/runs.txt"; fi
+    if [ "$round" -eq 0 ]; then
+      echo "warm-up $wl: $line"
+    else
+      echo "round $round $wl: $line" | tee -a "$OUT/runs.txt"
+    fi
   done
 done
 for wl in $WORKLOADS; do
