@@ -513,7 +513,7 @@ public final class ServeCommand implements Callable<Integer> {
                 sync ? "sync (fsync WAL per write group)" : "wal (survives process crash)",
                 dataDir.toAbsolutePath().normalize(), blockCache >> 20, blockCacheType.flag(),
                 blockSize % 1024 == 0 ? (blockSize >> 10) + "KiB" : blockSize + "B", rowCache >> 20,
-                memtableCount(), writeBufferBytes() >> 20, tableWarming.flag(),
+                storeOptions.memtables(), storeOptions.writeBufferBytes() >> 20, tableWarming.flag(),
                 UncommonTraps.ofThisJvm(), youngGeneration(), oldGeneration(), tenuring(), jit);
         String received = signal.await();
         log.info("{} received: draining for up to {}", received, serverOptions.shutdownTimeout());
@@ -602,19 +602,17 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     StoreOptions storeOptions() {
+        // One reading of the memory limit for the memtables' size and their count, so the count the store gets always
+        // fits the size it gets with it.
+        long memory = MemoryShareConverter.memoryLimit();
+        long writeBufferBytes = writeBuffer.resolve(memory);
         return new StoreOptions(dataDir, blockCache, rowCache, sync, true,
-                backgroundPriority == BackgroundPriority.low, writeBufferBytes(), tableWarming, memtableCount(),
-                blockCacheType, blockSize);
+                backgroundPriority == BackgroundPriority.low, writeBufferBytes, tableWarming,
+                memtables.resolve(memory, writeBufferBytes), blockCacheType, blockSize);
     }
 
     long writeBufferBytes() {
         return writeBuffer.resolve(MemoryShareConverter.memoryLimit());
-    }
-
-    int memtableCount() {
-        // One reading of the limit for both, so the count always fits the size it was resolved with.
-        long memory = MemoryShareConverter.memoryLimit();
-        return memtables.resolve(memory, writeBuffer.resolve(memory));
     }
 
     ServerOptions serverOptions() {
