@@ -34,7 +34,8 @@ public record Transport(TransportKind kind, IoHandlerFactory ioHandlers,
         List<String> skipped = new ArrayList<>();
         if (requested == TransportKind.AUTO || requested == TransportKind.IO_URING) {
             if (IoUring.isAvailable()) {
-                return new Transport(TransportKind.IO_URING, IoUringIoHandler.newFactory(ioUringConfig()),
+                return new Transport(TransportKind.IO_URING,
+                        WakeupTimerIoHandler.factory(IoUringIoHandler.newFactory(ioUringConfig())),
                         IoUringServerSocketChannel.class, skipped);
             }
             String why = "io_uring unavailable: " + reason(IoUring.unavailabilityCause());
