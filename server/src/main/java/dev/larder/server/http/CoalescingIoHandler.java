@@ -1,11 +1,9 @@
 package dev.larder.server.http;
 
 import dev.larder.server.config.CoalesceWait;
-import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.IoRegistration;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
@@ -25,15 +23,14 @@ import java.util.function.BooleanSupplier;
  * its cost at saturation; the spin itself not counted) and 15.0-16.1 us without coalescing (docs/performance.md,
  * "Session 90").
  */
-public final class CoalescingIoHandler implements IoHandler {
-    private final IoHandler delegate;
+public final class CoalescingIoHandler extends ForwardingIoHandler {
     private final WakeupCoalescer coalescer;
     /** Null when the loop sleeps through its windows. */
     private final SpinShare spinShare;
     private final LongAdder spunNanos;
 
     private CoalescingIoHandler(IoHandler delegate, long windowNanos, SpinShare spinShare, LongAdder spunNanos) {
-        this.delegate = delegate;
+        super(delegate);
         this.coalescer = new WakeupCoalescer(windowNanos, System.nanoTime());
         this.spinShare = spinShare;
         this.spunNanos = spunNanos;
@@ -94,35 +91,5 @@ public final class CoalescingIoHandler implements IoHandler {
         while (System.nanoTime() - deadline < 0) {
             Thread.onSpinWait();
         }
-    }
-
-    @Override
-    public void initialize() {
-        delegate.initialize();
-    }
-
-    @Override
-    public void prepareToDestroy() {
-        delegate.prepareToDestroy();
-    }
-
-    @Override
-    public void destroy() {
-        delegate.destroy();
-    }
-
-    @Override
-    public IoRegistration register(IoHandle handle) throws Exception {
-        return delegate.register(handle);
-    }
-
-    @Override
-    public void wakeup() {
-        delegate.wakeup();
-    }
-
-    @Override
-    public boolean isCompatible(Class<? extends IoHandle> handleType) {
-        return delegate.isCompatible(handleType);
     }
 }

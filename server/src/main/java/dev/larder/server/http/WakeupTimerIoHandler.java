@@ -1,10 +1,8 @@
 package dev.larder.server.http;
 
-import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.IoRegistration;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,14 +22,13 @@ import java.util.concurrent.locks.LockSupport;
  * changes about as often as they run, so a thread that sleeps until it and then writes the loop's wake-up descriptor
  * costs a few wake-ups a second instead of one timer per wait.
  */
-public final class WakeupTimerIoHandler implements IoHandler {
+public final class WakeupTimerIoHandler extends ForwardingIoHandler {
     /** No wake-up pending. */
     private static final long NONE = Long.MAX_VALUE;
     /** Keeps {@code now + delay} from overflowing; a loop asked to wake this late is woken early and asks again. */
     private static final long MAX_DELAY_NANOS = TimeUnit.HOURS.toNanos(1);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    private final IoHandler delegate;
     /** When ({@link System#nanoTime()}) the timer thread wakes the loop; {@link #NONE} when nothing is pending. */
     private final AtomicLong wakeAt = new AtomicLong(NONE);
     private final UntimedContext untimed = new UntimedContext();
@@ -39,7 +36,7 @@ public final class WakeupTimerIoHandler implements IoHandler {
     private volatile boolean destroyed;
 
     private WakeupTimerIoHandler(IoHandler delegate) {
-        this.delegate = delegate;
+        super(delegate);
         this.timer = new Thread(this::runTimer, "larder-loop-timer-" + THREADS.incrementAndGet());
         this.timer.setDaemon(true);
     }
@@ -113,11 +110,6 @@ public final class WakeupTimerIoHandler implements IoHandler {
     }
 
     @Override
-    public void prepareToDestroy() {
-        delegate.prepareToDestroy();
-    }
-
-    @Override
     public void destroy() {
         destroyed = true;
         LockSupport.unpark(timer);
@@ -127,21 +119,6 @@ public final class WakeupTimerIoHandler implements IoHandler {
             Thread.currentThread().interrupt();
         }
         delegate.destroy();
-    }
-
-    @Override
-    public IoRegistration register(IoHandle handle) throws Exception {
-        return delegate.register(handle);
-    }
-
-    @Override
-    public void wakeup() {
-        delegate.wakeup();
-    }
-
-    @Override
-    public boolean isCompatible(Class<? extends IoHandle> handleType) {
-        return delegate.isCompatible(handleType);
     }
 
     /** The loop's context with no deadline, so the delegate blocks until a completion (the timer's is one). */
