@@ -4,7 +4,6 @@ import dev.larder.server.config.CoalesceWait;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.util.concurrent.ThreadAwareExecutor;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -48,18 +47,10 @@ public final class CoalescingIoHandler extends ForwardingIoHandler {
             return handlers;
         }
         long windowNanos = window.toNanos();
-        return new IoHandlerFactory() {
-            @Override
-            public IoHandler newHandler(ThreadAwareExecutor executor) {
-                SpinShare share = wait == CoalesceWait.SPIN ? new SpinShare(new BackgroundCheck(backgroundBusy)) : null;
-                return new CoalescingIoHandler(handlers.newHandler(executor), windowNanos, share, spunNanos);
-            }
-
-            @Override
-            public boolean isChangingThreadSupported() {
-                return handlers.isChangingThreadSupported();
-            }
-        };
+        return wrapping(handlers, handler -> {
+            SpinShare share = wait == CoalesceWait.SPIN ? new SpinShare(new BackgroundCheck(backgroundBusy)) : null;
+            return new CoalescingIoHandler(handler, windowNanos, share, spunNanos);
+        });
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.larder.server.http;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.util.concurrent.ThreadAwareExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,17 +42,7 @@ public final class WakeupTimerIoHandler extends ForwardingIoHandler {
 
     /** Handlers from {@code handlers}, each blocking without a deadline and woken by a timer thread of its own. */
     public static IoHandlerFactory factory(IoHandlerFactory handlers) {
-        return new IoHandlerFactory() {
-            @Override
-            public IoHandler newHandler(ThreadAwareExecutor executor) {
-                return new WakeupTimerIoHandler(handlers.newHandler(executor));
-            }
-
-            @Override
-            public boolean isChangingThreadSupported() {
-                return handlers.isChangingThreadSupported();
-            }
-        };
+        return wrapping(handlers, WakeupTimerIoHandler::new);
     }
 
     @Override
