@@ -17,7 +17,7 @@
 #                                                  #   and the same search against nginx (NGINX_SUSTAINABLE=0: not)
 #   SUSTAINABLE=1 SUSTAINABLE_OPS=get bench/tail.sh # GET's alone (or put): half the search's 20 minutes
 #   LARGE=1 bench/tail.sh                          # prefill KEYS=10000000 keys, then GET at 50% of capacity
-#                                                  #   (--block-cache LARGE_BLOCK_CACHE=128MiB unless given)
+#                                                  #   (--block-cache $LARDER_BLOCK_CACHE, else 128MiB, unless given)
 #   ROUNDS=3 bench/tail.sh                         # fresh server each round, then the medians
 #   NGINX_OWN=0 bench/tail.sh                      # without the control (nginx at 75% of ITS OWN capacity, ~3 min)
 #
@@ -38,9 +38,6 @@ LOAD=${LOAD:-0.75}
 ROUNDS=${ROUNDS:-1}
 LARGE=${LARGE:-0}
 KEYS=${KEYS:-10000000}
-# The block cache of the LARGE run (unless the flags after -- name one): the server sizes its own from the machine's
-# memory (6 GiB on a 24 GiB machine), which holds every block of 10 M keys, so the run would measure cached reads.
-LARGE_BLOCK_CACHE=${LARGE_BLOCK_CACHE:-128MiB}
 SUSTAINABLE=${SUSTAINABLE:-0}
 SUSTAINABLE_OPS=${SUSTAINABLE_OPS:-get,put}
 # The control: the same phases against nginx at LOAD x nginx's own closed-loop capacities. On this kind of machine
@@ -71,9 +68,12 @@ mode=(--phase-duration "$PHASE" --load "$LOAD")
 if [ "$LARGE" = 1 ]; then
   # More keys than the block cache holds; reads uniform over all of them.
   mode=(--prefill --keys "$KEYS" --phases get --phase-duration "$PHASE" --load 0.5)
+  # Left to itself the server sizes its cache from the machine's memory (6 GiB on a 24 GiB machine), which holds every
+  # block of 10 M keys, so the run would measure cached reads. The server's own LARDER_BLOCK_CACHE sets another size;
+  # a --block-cache after -- is used as given (the server refuses the option twice).
   case " ${serve_args[*]-} " in
     *" --block-cache "* | *" --block-cache="*) ;;
-    *) serve_args+=(--block-cache "$LARGE_BLOCK_CACHE") ;;
+    *) serve_args+=(--block-cache "${LARDER_BLOCK_CACHE:-128MiB}") ;;
   esac
 fi
 if [ "$SUSTAINABLE" = 1 ]; then
