@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -162,10 +163,10 @@ class QuickRequestDecoderTest {
         List<byte[]> reads = new ArrayList<>();
         int from = 0;
         for (int to : at) {
-            reads.add(java.util.Arrays.copyOfRange(wire, from, to));
+            reads.add(Arrays.copyOfRange(wire, from, to));
             from = to;
         }
-        reads.add(java.util.Arrays.copyOfRange(wire, from, wire.length));
+        reads.add(Arrays.copyOfRange(wire, from, wire.length));
         return reads;
     }
 
@@ -220,10 +221,7 @@ class QuickRequestDecoderTest {
 
     @Test
     void plainRequestsAreDecodedQuicklyAndTheRestByNetty() {
-        List<String> quickly = new ArrayList<>();
-        for (String request : List.of(REQUESTS.get(0), REQUESTS.get(2), REQUESTS.get(10), REQUESTS.get(0))) {
-            quickly.add(request);
-        }
+        List<String> sent = List.of(REQUESTS.get(0), REQUESTS.get(2), REQUESTS.get(10), REQUESTS.get(0));
         HttpDecoderConfig config = new HttpDecoderConfig();
         OriginFormRequestDecoder decoder = new OriginFormRequestDecoder(config);
         QuickRequestDecoder quickDecoder = new QuickRequestDecoder(decoder, config.getHeadersFactory(), 8192, 16384,
@@ -243,7 +241,7 @@ class QuickRequestDecoderTest {
         channel.pipeline().addLast("aggregator", new HttpObjectAggregator(MAX_BODY, true));
         quickDecoder.deliverFrom(channel.pipeline().context("aggregator"));
         try {
-            for (String request : quickly) {
+            for (String request : sent) {
                 channel.writeInbound(Unpooled.wrappedBuffer(bytes(request)));
             }
             // Only the chunked one went the slow way; the plain ones after it came back.
