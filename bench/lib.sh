@@ -14,10 +14,11 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 # collections: docs/performance.md, "Session 35" and "Session 36"); set it to empty to run with the JVM's defaults.
 LARDER_JVM_OPTS="-XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0"
 LARDER_SERVER_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g -XX:OldSize=256m -XX:MaxTenuringThreshold=2"
-# The generator's: the JIT flags and a 1 GiB young generation, as `java -jar larder.jar bench` gives itself
-# (GeneratorJvm.HEAP_FLAGS): with the JVM's default (about 110 MiB on a 23 GiB machine) it paused 2-5 ms every 21 s
-# at 44k/s, and an open-loop generator charges its own pause to the server (docs/performance.md, "Session 94").
-LARDER_CLIENT_JVM_OPTS="$LARDER_JVM_OPTS -Xmn1g"
+# The generator's: the JIT flags and a 2 GiB young generation, as `java -jar larder.jar bench` gives itself on a
+# machine with 16 GiB or more (GeneratorJvm.HEAP_FLAGS): with the JVM's default (about 110 MiB on a 23 GiB machine) it
+# paused 2-5 ms every 21 s at 44k/s, and with 1 GiB once in every phase run at 94-99k PUT/s, 5-18 ms; an open-loop
+# generator charges its own pause to the server (docs/performance.md, "Session 94" and "Session 106").
+LARDER_CLIENT_JVM_OPTS="$LARDER_JVM_OPTS -Xmn2g"
 larder_start() {
   local var=$1 jar=$2 port=$3 log=$4
   shift 4

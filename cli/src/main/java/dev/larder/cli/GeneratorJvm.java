@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  * and the run counted the generator's lateness as the server's latency in the first second of those phases
  * (docs/performance.md, "Session 33"). The flags cannot be set in a running JVM, hence the child.
  *
- * <p>The child also gets a young generation of its own size ({@link #HEAP_FLAGS}).
+ * <p>The child also gets a young generation of its own size ({@link #heapFlags}).
  */
 public final class GeneratorJvm {
 
@@ -31,13 +31,18 @@ public final class GeneratorJvm {
     static final String RELAUNCHED = "LARDER_GENERATOR_RELAUNCHED";
 
     /**
-     * A 1 GiB young generation. With the JVM's default (about 110 MiB on a 23 GiB machine) the generator collected
-     * every 21 s at 44k GET/s, pausing 2-5 ms each time; an open-loop generator that stops charges the pause to the
-     * server as latency, and the server's core sat idle through it (docs/performance.md, "Session 93"). With 1 GiB
-     * it did not collect once in a whole {@code bench tail} run ("Session 94"). Before this JVM's own options, so an
-     * {@code -Xmn} given there wins; {@code bench/lib.sh} gives its generators the same ({@code ServerJvmFlagsTest}).
+     * A 2 GiB young generation, where the heap has room for it ({@link #heapFlags}). With the JVM's default (about
+     * 110 MiB on a 23 GiB machine) the generator collected every 21 s at 44k GET/s, pausing 2-5 ms each time; an
+     * open-loop generator that stops charges the pause to the server as latency, and the server's core sat idle
+     * through it (docs/performance.md, "Session 93"). 1 GiB did not collect in a whole {@code bench tail} run at those
+     * rates ("Session 94"), but at 94-99k PUT/s the generator allocates 6.7-7.0 MB a second, and 1 GiB filled about
+     * 120 s after the full collection {@code bench tail} runs before its phases: one young collection of 5-18 ms in
+     * every run's second PUT phase ("Session 106"). 2 GiB lasts the phases up to about 10 MB a second. Before this
+     * JVM's own options, so an {@code -Xmn} given there wins; {@code bench/lib.sh} gives its generators the same
+     * ({@code ServerJvmFlagsTest}).
      */
-    public static final List<String> HEAP_FLAGS = List.of("-Xmn1g");
+    public static final List<String> HEAP_FLAGS = List.of("-Xmn2g");
+    private static final long YOUNG_BYTES = 2L << 30;
 
     private static final Set<String> GENERATORS = Set.of("bench", "tune");
     /** How long a child sent SIGTERM may take to stop the servers it started (theirs take up to 30 s each). */
@@ -79,9 +84,26 @@ public final class GeneratorJvm {
         return options;
     }
 
-    /** The child's command: {@link #HEAP_FLAGS}, {@link #childOptions}, the JIT flags, the main class, {@code args}. */
-    static List<String> childCommand(List<String> inputArguments, Map<String, String> environment, String[] args) {
-        List<String> options = new ArrayList<>(HEAP_FLAGS);
+    /**
+     * The young generation for a child whose heap may grow to {@code maxHeapBytes}: {@link #HEAP_FLAGS}, or half the
+     * heap where 2 GiB is more than that. The child's default heap is this JVM's (a quarter of the machine's memory,
+     * or the {@code -Xmx} it passes on), and a young generation as large as the heap leaves the old one no room: the
+     * JVM shrinks it with a warning and every promotion becomes a full collection.
+     */
+    static List<String> heapFlags(long maxHeapBytes) {
+        if (maxHeapBytes / 2 >= YOUNG_BYTES) {
+            return HEAP_FLAGS;
+        }
+        return List.of("-Xmn" + Math.max(1, maxHeapBytes / 2 >> 20) + "m");
+    }
+
+    /**
+     * The child's command: {@link #heapFlags} for a heap of {@code maxHeapBytes}, {@link #childOptions}, the JIT
+     * flags, the main class, {@code args}.
+     */
+    static List<String> childCommand(List<String> inputArguments, Map<String, String> environment, String[] args,
+                                     long maxHeapBytes) {
+        List<String> options = new ArrayList<>(heapFlags(maxHeapBytes));
         options.addAll(childOptions(inputArguments, environment));
         List<String> command = ServerJvm.command(options);
         command.addAll(Arrays.asList(args));
@@ -94,7 +116,7 @@ public final class GeneratorJvm {
      */
     static OptionalInt relaunch(String[] args) {
         List<String> command = childCommand(ManagementFactory.getRuntimeMXBean().getInputArguments(),
-                System.getenv(), args);
+                System.getenv(), args, Runtime.getRuntime().maxMemory());
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         builder.environment().put(RELAUNCHED, "1");
         Process child;

@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 class GeneratorJvmTest {
 
     private static final Map<String, String> NO_ENV = Map.of();
+    /** A heap with room for the generator's whole young generation (a quarter of a 16 GiB machine). */
+    private static final long ROOMY_HEAP = 4L << 30;
 
     @Test
     void theGeneratorsRelaunchFromAJvmThatTraps() {
@@ -69,7 +71,7 @@ class GeneratorJvmTest {
         List<String> server = ServerJvm.serverCommand();
         assertEquals(ServerJvm.HEAP_FLAGS, server.subList(1, 1 + ServerJvm.HEAP_FLAGS.size()), server.toString());
         assertTrue(server.containsAll(ServerJvm.JIT_FLAGS), server.toString());
-        List<String> generator = GeneratorJvm.childCommand(List.of(), Map.of(), new String[] {"bench"});
+        List<String> generator = GeneratorJvm.childCommand(List.of(), Map.of(), new String[] {"bench"}, ROOMY_HEAP);
         assertEquals(GeneratorJvm.HEAP_FLAGS, generator.subList(1, 1 + GeneratorJvm.HEAP_FLAGS.size()),
                 generator.toString());
         assertTrue(generator.containsAll(ServerJvm.JIT_FLAGS), generator.toString());
@@ -80,8 +82,18 @@ class GeneratorJvmTest {
 
     @Test
     void aYoungGenerationGivenToThisJvmWinsOverTheGenerators() {
-        List<String> generator = GeneratorJvm.childCommand(List.of("-Xmn256m"), Map.of(), new String[] {"bench"});
+        List<String> generator = GeneratorJvm.childCommand(List.of("-Xmn256m"), Map.of(), new String[] {"bench"},
+                ROOMY_HEAP);
         // The JVM takes the last of two -Xmn.
-        assertTrue(generator.lastIndexOf("-Xmn256m") > generator.indexOf("-Xmn1g"), generator.toString());
+        assertTrue(generator.lastIndexOf("-Xmn256m") > generator.indexOf("-Xmn2g"), generator.toString());
+    }
+
+    @Test
+    void aHeapTooSmallForTwoGibibytesOfYoungGenerationGetsHalfOfIt() {
+        assertEquals(List.of("-Xmn2g"), GeneratorJvm.heapFlags(4L << 30));
+        assertEquals(List.of("-Xmn1024m"), GeneratorJvm.heapFlags(2L << 30));
+        assertEquals(List.of("-Xmn455m"), GeneratorJvm.heapFlags(910L << 20));
+        List<String> generator = GeneratorJvm.childCommand(List.of(), Map.of(), new String[] {"bench"}, 1L << 30);
+        assertEquals("-Xmn512m", generator.get(1), generator.toString());
     }
 }
