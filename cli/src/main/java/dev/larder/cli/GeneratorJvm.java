@@ -30,6 +30,9 @@ public final class GeneratorJvm {
     /** In the child's environment, and the way to run in the JVM one started: set, the command never relaunches. */
     static final String RELAUNCHED = "LARDER_GENERATOR_RELAUNCHED";
 
+    /** The generator's young generation where the heap has room for it, in whole GiB ({@link #HEAP_FLAGS}). */
+    private static final long YOUNG_BYTES = 2L << 30;
+
     /**
      * A 2 GiB young generation, where the heap has room for it ({@link #heapFlags}). With the JVM's default (about
      * 110 MiB on a 23 GiB machine) the generator collected every 21 s at 44k GET/s, pausing 2-5 ms each time; an
@@ -41,8 +44,7 @@ public final class GeneratorJvm {
      * JVM's own options, so an {@code -Xmn} given there wins; {@code bench/lib.sh} gives its generators the same
      * ({@code ServerJvmFlagsTest}).
      */
-    public static final List<String> HEAP_FLAGS = List.of("-Xmn2g");
-    private static final long YOUNG_BYTES = 2L << 30;
+    public static final List<String> HEAP_FLAGS = List.of("-Xmn" + (YOUNG_BYTES >> 30) + "g");
 
     private static final Set<String> GENERATORS = Set.of("bench", "tune");
     /** How long a child sent SIGTERM may take to stop the servers it started (theirs take up to 30 s each). */
